@@ -1,0 +1,31 @@
+"""The rule registry: one entry per rule, in code order.
+
+Like Ruff's ``codes.rs``, this table is the single place where a code is bound
+to a name and an implementation. It also holds each rule's trigger texts: a
+file is parsed only when one of the selected rules' triggers occurs in it, and
+this decision is made from this table alone, without importing LibCST.
+Triggers must be chosen so that every file a rule could report on contains
+one (a missed trigger is a missed finding).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Tuple
+
+
+class RuleEntry(NamedTuple):
+    code: str
+    name: str
+    module: str  # module under trainlint.rules that defines the rule class
+    cls: str
+    triggers: Tuple[str, ...]
+
+
+RULES: Tuple[RuleEntry, ...] = (
+    RuleEntry("TL101", "pin-memory-device-tensors", "tl101_pin_memory_device_tensors", "PinMemoryDeviceTensors", ("pin_memory",)),
+    RuleEntry("TL102", "device-dataset-in-workers", "tl102_device_dataset_in_workers", "DeviceDatasetInWorkers", ("num_workers",)),
+    RuleEntry("TL201", "cuda-amp-on-other-device", "tl201_cuda_amp_on_other_device", "CudaAmpOnOtherDevice", ("autocast", "GradScaler")),
+    RuleEntry("TL301", "unfiltered-batch-kwargs", "tl301_unfiltered_batch_kwargs", "UnfilteredBatchKwargs", ("(**",)),
+    RuleEntry("TL401", "undetached-loss-accumulation", "tl401_undetached_loss_accumulation", "UndetachedLossAccumulation", ("backward",)),
+    RuleEntry("TL402", "unbounded-step-history", "tl402_unbounded_step_history", "UnboundedStepHistory", (".append(",)),
+)

@@ -1,0 +1,85 @@
+"""Shared facts about one module, computed once and only when a rule asks.
+
+Rules query these instead of re-deriving them, so that two rules needing the
+import table or the parent of a node pay for it once per file.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Dict, Iterator, Optional, TypeVar
+
+import libcst as cst
+
+from trainlint.analysis.imports import ImportTable, dotted
+
+
+class _ParentRecorder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.parents: Dict[cst.CSTNode, cst.CSTNode] = {}
+        self._stack = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self._stack:
+            self.parents[node] = self._stack[-1]
+        self._stack.append(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self._stack.pop()
+
+
+T = TypeVar("T")
+
+
+class ModuleFacts:
+    def __init__(self, module: cst.Module, text: str) -> None:
+        self.module = module
+        self.text = text
+        self._facts: Dict[Callable[["ModuleFacts"], Any], Any] = {}
+
+    def fact(self, kind: Callable[["ModuleFacts"], T]) -> T:
+        """The fact ``kind`` (a class taking these facts) for this module, computed once.
+
+        Analyses live in their own modules under ``trainlint.analysis`` and are
+        requested by type, e.g. ``self.facts.fact(TrainingLoops)``, so a new
+        analysis needs no change here.
+        """
+        try:
+            return self._facts[kind]
+        except KeyError:
+            value = self._facts[kind] = kind(self)
+            return value
+
+    @functools.cached_property
+    def imports(self) -> ImportTable:
+        return ImportTable(self.module)
+
+    def qualified_name(self, node: cst.BaseExpression) -> Optional[str]:
+        return self.imports.qualified_name(node)
+
+    @functools.cached_property
+    def parents(self) -> Dict[cst.CSTNode, cst.CSTNode]:
+        recorder = _ParentRecorder()
+        self.module.visit(recorder)
+        return recorder.parents
+
+    def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        return self.parents.get(node)
+
+    def ancestors(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+        parent = self.parents.get(node)
+        while parent is not None:
+            yield parent
+            parent = self.parents.get(parent)
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+    def torch_name(self) -> str:
+        """How this module spells ``torch`` (``th`` after ``import torch as th``)."""
+        return self.imports.local_name_for_module("torch") or "torch"
+
+
+__all__ = ["ModuleFacts", "dotted"]

@@ -1,0 +1,79 @@
+"""The plain-data results of a lint run.
+
+Everything here is immutable and picklable: diagnostics cross process
+boundaries (the worker pool) and are stored in the cache, so they hold
+positions and text edits, never CST nodes.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+
+class Applicability(str, enum.Enum):
+    """How much a fix can be trusted, following Ruff's definitions.
+
+    SAFE keeps the meaning of every correct program; UNSAFE may change
+    behaviour and is applied only with ``--unsafe-fixes``.
+    """
+
+    NONE = "none"
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+
+
+@dataclass(frozen=True, order=True)
+class Location:
+    """A 1-based row and 1-based column (end columns are exclusive)."""
+
+    row: int
+    column: int
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace the text between two locations with ``content``."""
+
+    content: str
+    location: Location
+    end_location: Location
+
+
+@dataclass(frozen=True)
+class FixSummary:
+    """What a fix would change, as text edits against the original source."""
+
+    applicability: Applicability
+    message: str
+    edits: Tuple[Edit, ...]
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    path: str
+    code: str
+    name: str
+    message: str
+    location: Location
+    end_location: Location
+    fix: Optional[FixSummary] = None
+
+    @property
+    def sort_key(self) -> tuple:
+        return (self.path, self.location, self.code, self.message)
+
+    def is_fixable(self, unsafe_fixes: bool) -> bool:
+        if self.fix is None:
+            return False
+        return self.fix.applicability is Applicability.SAFE or unsafe_fixes
+
+
+SYNTAX_ERROR_CODE = "TL001"
+SYNTAX_ERROR_NAME = "syntax-error"
+
+
+def syntax_error(path: str, row: int, column: int, message: str) -> Diagnostic:
+    location = Location(row, column)
+    return Diagnostic(path, SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, message, location, location)

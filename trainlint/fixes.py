@@ -1,0 +1,172 @@
+"""Applying rule fixes to a module as CST edits.
+
+Fixes replace nodes by identity; imports and helper definitions are merged
+across fixes so that two fixes needing ``import torch`` add it once. Import
+handling is done here rather than with ``libcst.codemod`` because importing
+the codemod package alone costs more than linting a typical script.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Iterable, List, Sequence, Set
+
+import libcst as cst
+
+from trainlint.rule import CstFix, Import
+
+
+class _Replacer(cst.CSTTransformer):
+    def __init__(self, replacements: Dict[cst.CSTNode, object]) -> None:
+        super().__init__()
+        self._replacements = replacements
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):  # type: ignore[override]
+        return self._replacements.get(original_node, updated_node)
+
+
+class _NameUses(cst.CSTVisitor):
+    """Every name a module reads or binds outside its import statements."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: Set[str] = set()
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+
+def apply_fixes(module: cst.Module, fixes: Sequence[CstFix]) -> cst.Module:
+    """Apply non-overlapping fixes (the caller chooses them) in one transformation."""
+    replacements: Dict[cst.CSTNode, object] = {}
+    imports: List[Import] = []
+    unused: List[Import] = []
+    helpers: List[str] = []
+    for fix in fixes:
+        replacements.update(fix.replacements)
+        imports.extend(i for i in fix.imports if i not in imports)
+        unused.extend(i for i in fix.unused_imports if i not in unused)
+        helpers.extend(h for h in fix.helpers if h not in helpers)
+    if replacements:
+        module = module.visit(_Replacer(replacements))
+    if unused:
+        module = _drop_unused_imports(module, unused)
+    for helper in helpers:
+        module = _insert_helper(module, helper)
+    for needed in imports:
+        module = _ensure_import(module, needed)
+    return module
+
+
+def _is_import_line(statement: cst.CSTNode) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and all(
+        isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body
+    )
+
+
+def _is_docstring(statement: cst.CSTNode) -> bool:
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def _header_end(body: Sequence[cst.CSTNode]) -> int:
+    """Index just past the module docstring and the leading block of imports."""
+    index = 1 if body and _is_docstring(body[0]) else 0
+    while index < len(body) and _is_import_line(body[index]):
+        index += 1
+    return index
+
+
+def _has_import(module: cst.Module, needed: Import) -> bool:
+    for statement in module.body:
+        if not _is_import_line(statement):
+            continue
+        for small in statement.body:  # type: ignore[attr-defined]
+            if needed.name is None and isinstance(small, cst.Import):
+                for alias in small.names:
+                    dotted = module.code_for_node(alias.name)
+                    if alias.asname is None and dotted.split(".")[0] == needed.module:
+                        return True
+            if needed.name is not None and isinstance(small, cst.ImportFrom) and small.module is not None:
+                if module.code_for_node(small.module) != needed.module or isinstance(small.names, cst.ImportStar):
+                    continue
+                if any(a.asname is None and a.name.value == needed.name for a in small.names):
+                    return True
+    return False
+
+
+def _ensure_import(module: cst.Module, needed: Import) -> cst.Module:
+    if _has_import(module, needed):
+        return module
+    code = f"import {needed.module}\n" if needed.name is None else f"from {needed.module} import {needed.name}\n"
+    statement = cst.parse_statement(code)
+    body = list(module.body)
+    index = _header_end(body)
+    if index < len(body) and index > 0 and not _is_import_line(body[index - 1]):
+        statement = statement.with_changes(leading_lines=[cst.EmptyLine()])
+    body.insert(index, statement)
+    return module.with_changes(body=body)
+
+
+def _drop_unused_imports(module: cst.Module, candidates: Iterable[Import]) -> cst.Module:
+    uses = _NameUses()
+    module.visit(uses)
+    wanted = {(c.module, c.name) for c in candidates}
+    body: List[cst.CSTNode] = []
+    for statement in module.body:
+        body.extend(_without_unused(module, statement, wanted, uses.names))
+    return module.with_changes(body=body)
+
+
+def _without_unused(module: cst.Module, statement: cst.CSTNode, wanted, used: Set[str]) -> List[cst.CSTNode]:
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return [statement]
+    small_statements = []
+    for small in statement.body:
+        if isinstance(small, cst.ImportFrom) and small.module is not None and not isinstance(small.names, cst.ImportStar):
+            source = module.code_for_node(small.module)
+            kept = [
+                alias
+                for alias in small.names
+                if (source, alias.name.value) not in wanted
+                or (alias.asname.name.value if alias.asname else alias.name.value) in used  # type: ignore[union-attr]
+            ]
+            if not kept:
+                continue
+            if len(kept) != len(small.names):
+                kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                small = small.with_changes(names=kept)
+        small_statements.append(small)
+    if not small_statements:
+        return []
+    return [statement.with_changes(body=small_statements)]
+
+
+def _defined_names(module: cst.Module) -> Set[str]:
+    return {s.name.value for s in module.body if isinstance(s, (cst.FunctionDef, cst.ClassDef))}
+
+
+def _insert_helper(module: cst.Module, helper: str) -> cst.Module:
+    statements = list(cst.parse_module(helper).body)
+    names = {s.name.value for s in statements if isinstance(s, (cst.FunctionDef, cst.ClassDef))}
+    if names & _defined_names(module):
+        return module
+    two_blank = [cst.EmptyLine(), cst.EmptyLine()]
+    statements[0] = statements[0].with_changes(leading_lines=two_blank)
+    body = list(module.body)
+    index = _header_end(body)
+    body[index:index] = statements
+    return module.with_changes(body=body)

@@ -1,0 +1,85 @@
+"""Rule lookup and selection (``--select``/``--ignore``/``--extend-select``).
+
+Selection works on the registry's plain entries; rule classes are imported
+only when a file actually needs parsing.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import importlib
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Type
+
+from trainlint.diagnostics import SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME
+from trainlint.rules import RULES, RuleEntry
+
+ENTRIES_BY_CODE: Dict[str, RuleEntry] = {entry.code: entry for entry in RULES}
+ENTRIES_BY_NAME: Dict[str, RuleEntry] = {entry.name: entry for entry in RULES}
+ALL_CODES: FrozenSet[str] = frozenset(ENTRIES_BY_CODE)
+
+
+class SelectorError(ValueError):
+    """An unknown rule selector; the message names where it came from."""
+
+
+def find_entry(code_or_name: str) -> Optional[RuleEntry]:
+    return ENTRIES_BY_CODE.get(code_or_name.upper()) or ENTRIES_BY_NAME.get(code_or_name.lower())
+
+
+@functools.lru_cache(maxsize=None)
+def load_rule(code: str) -> Type["Rule"]:  # noqa: F821 - imported lazily
+    """Import a rule's class, binding its registry identity onto it."""
+    entry = ENTRIES_BY_CODE[code]
+    module = importlib.import_module(f"trainlint.rules.{entry.module}")
+    cls = getattr(module, entry.cls)
+    cls.code = entry.code
+    cls.name = entry.name
+    return cls
+
+
+def expand_selector(selector: str, origin: str) -> FrozenSet[str]:
+    """Codes matched by one selector: ``ALL``, a code, a code prefix or a rule name."""
+    text = selector.strip()
+    if text.upper() == "ALL":
+        return ALL_CODES
+    if text.upper() == SYNTAX_ERROR_CODE or text.lower() == SYNTAX_ERROR_NAME:
+        return frozenset()  # always reported; selecting it is harmless
+    by_name = ENTRIES_BY_NAME.get(text.lower())
+    if by_name is not None:
+        return frozenset({by_name.code})
+    prefix = text.upper()
+    matched = frozenset(code for code in ALL_CODES if code.startswith(prefix))
+    if not matched or not prefix.startswith("TL"):
+        candidates = sorted(ALL_CODES) + sorted(ENTRIES_BY_NAME)
+        close = difflib.get_close_matches(text, candidates, n=1)
+        hint = f"; did you mean `{close[0]}`?" if close else ""
+        raise SelectorError(f"Unknown rule selector `{text}` in {origin}{hint}")
+    return matched
+
+
+def expand_selectors(selectors: Iterable[str], origin: str) -> FrozenSet[str]:
+    codes: FrozenSet[str] = frozenset()
+    for selector in selectors:
+        codes |= expand_selector(selector, origin)
+    return codes
+
+
+def resolve_selection(layers: Sequence[Tuple[str, Optional[Sequence[str]], Sequence[str], Sequence[str]]]) -> FrozenSet[str]:
+    """Fold (origin, select, extend_select, ignore) layers, lowest precedence first.
+
+    A layer's ``select`` replaces what came before; ``extend-select`` adds and
+    ``ignore`` removes, so a later layer (the command line) wins.
+    """
+    selected = ALL_CODES
+    for origin, select, extend_select, ignore in layers:
+        if select is not None:
+            selected = expand_selectors(select, origin)
+        selected |= expand_selectors(extend_select, origin)
+        selected -= expand_selectors(ignore, origin)
+    return selected
+
+
+def split_selectors(values: Iterable[str]) -> List[str]:
+    """Accept both repeated flags and comma-separated lists."""
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]

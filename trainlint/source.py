@@ -1,0 +1,73 @@
+"""Reading and writing Python source without losing a byte.
+
+Text is decoded exactly as Python would (PEP 263 declaration, UTF-8 BOM) and
+newlines are left untranslated, so that ``encode(decode(data)) == data`` for
+every file we can read. Writes are atomic and keep the file's mode.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import tempfile
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class DecodeError(ValueError):
+    """The bytes are not text in the encoding the file declares."""
+
+    def __init__(self, message: str, row: int = 1, column: int = 1) -> None:
+        super().__init__(message)
+        self.row = row
+        self.column = column
+
+
+@dataclass(frozen=True)
+class SourceText:
+    text: str
+    encoding: str  # "utf-8-sig" when the file starts with a BOM
+
+    def encode(self, text: str) -> bytes:
+        return text.encode(self.encoding)
+
+
+def decode(data: bytes) -> SourceText:
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as error:
+        raise DecodeError(str(error)) from None
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as error:
+        row = data.count(b"\n", 0, error.start) + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        raise DecodeError(f"Cannot decode the file as {encoding}: {error.reason}", row, column) from None
+    if "\x00" in text:
+        raise DecodeError("The file contains null bytes; it does not look like Python source")
+    return SourceText(text, encoding)
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` so that readers see the old or the new file, never a mix.
+
+    The temporary file lives in the same directory (a rename across file
+    systems is not atomic) and takes over the original's permission bits.
+    """
+    mode = stat.S_IMODE(os.stat(path).st_mode)
+    fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".trainlint-tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp_name, mode)
+        os.replace(temp_name, path)
+    except BaseException:
+        try:
+            os.unlink(temp_name)
+        except FileNotFoundError:
+            pass
+        raise
