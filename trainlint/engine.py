@@ -14,7 +14,7 @@ import difflib
 import traceback
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, List, Mapping, Sequence, Tuple
 
 from trainlint.diagnostics import Applicability, Diagnostic, Edit, FixSummary, Location, syntax_error
 from trainlint.registry import ENTRIES_BY_CODE
@@ -68,10 +68,22 @@ def lint_source(text: str, path: str, settings: RuleSettings) -> LintResult:
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
-        return LintResult([syntax_error(path, error.raw_line, error.raw_column + 1, error.message)])
+        return LintResult([_syntax_error(text, path, error)])
     except RecursionError:
         return LintResult([syntax_error(path, 1, 1, "The file is nested too deeply to parse")])
     return _run_rules(module, text, path, codes, settings)
+
+
+def _syntax_error(text: str, path: str, error) -> Diagnostic:
+    """Prefer CPython's message and position ("'(' was never closed") to the LibCST parser's."""
+    try:
+        compile(text, path, "exec", dont_inherit=True, flags=0x400)  # ast.PyCF_ONLY_AST
+    except SyntaxError as python_error:
+        if python_error.lineno:
+            return syntax_error(path, python_error.lineno, python_error.offset or 1, f"SyntaxError: {python_error.msg}")
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    return syntax_error(path, error.raw_line, error.raw_column + 1, " ".join(error.message.split()))
 
 
 def _run_rules(module, text: str, path: str, codes: Sequence[str], settings: RuleSettings) -> LintResult:

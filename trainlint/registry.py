@@ -9,10 +9,13 @@ from __future__ import annotations
 import difflib
 import functools
 import importlib
-from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Type
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Type
 
 from trainlint.diagnostics import SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME
 from trainlint.rules import RULES, RuleEntry
+
+if TYPE_CHECKING:
+    from trainlint.rule import Rule
 
 ENTRIES_BY_CODE: Dict[str, RuleEntry] = {entry.code: entry for entry in RULES}
 ENTRIES_BY_NAME: Dict[str, RuleEntry] = {entry.name: entry for entry in RULES}
@@ -28,7 +31,7 @@ def find_entry(code_or_name: str) -> Optional[RuleEntry]:
 
 
 @functools.lru_cache(maxsize=None)
-def load_rule(code: str) -> Type["Rule"]:  # noqa: F821 - imported lazily
+def load_rule(code: str) -> Type["Rule"]:
     """Import a rule's class, binding its registry identity onto it."""
     entry = ENTRIES_BY_CODE[code]
     module = importlib.import_module(f"trainlint.rules.{entry.module}")

@@ -1,0 +1,196 @@
+"""Which files to check: walk the given paths, skipping what the user excluded.
+
+Directories named in ``exclude`` (by default virtualenvs, VCS and build
+folders) and paths matched by ``.gitignore`` files are pruned while walking;
+a file named explicitly is always checked unless ``--force-exclude`` is given.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, List, Optional, Sequence, Set, Tuple
+
+from trainlint.settings import SettingsResolver
+
+PYTHON_SUFFIXES = (".py", ".pyi")
+
+
+@dataclass(frozen=True)
+class _IgnoreRule:
+    regex: "re.Pattern[str]"
+    negated: bool
+    directory_only: bool
+
+
+def _translate(glob: str) -> str:
+    out, index = [], 0
+    while index < len(glob):
+        char = glob[index]
+        if glob.startswith("**/", index):
+            out.append("(?:.*/)?")
+            index += 3
+            continue
+        if glob.startswith("/**", index) and index + 3 == len(glob):
+            out.append("/.*")
+            index += 3
+            continue
+        if char == "*":
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif char == "[":
+            end = glob.find("]", index + 1)
+            if end == -1:
+                out.append(re.escape(char))
+            else:
+                out.append("[" + glob[index + 1 : end].replace("\\", "\\\\") + "]")
+                index = end
+        else:
+            out.append(re.escape(char))
+        index += 1
+    return "".join(out)
+
+
+class GitIgnore:
+    """The rules of one ``.gitignore`` file, matched relative to its directory."""
+
+    def __init__(self, base: Path, lines: Sequence[str]) -> None:
+        self.base = base
+        self.rules: List[_IgnoreRule] = []
+        for raw in lines:
+            line = raw.rstrip("\n").rstrip()
+            if not line or line.startswith("#"):
+                continue
+            negated = line.startswith("!")
+            line = line[1:] if negated else line
+            directory_only = line.endswith("/")
+            line = line.rstrip("/")
+            anchored = "/" in line
+            line = line.lstrip("/")
+            prefix = "" if anchored else "(?:.*/)?"
+            self.rules.append(_IgnoreRule(re.compile(f"^{prefix}{_translate(line)}$"), negated, directory_only))
+
+    @classmethod
+    def load(cls, directory: Path) -> Optional["GitIgnore"]:
+        try:
+            text = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+        return cls(directory, text.splitlines())
+
+    def verdict(self, path: Path, is_dir: bool) -> Optional[bool]:
+        """True (ignored), False (re-included) or None (no rule speaks)."""
+        try:
+            relative = path.relative_to(self.base).as_posix()
+        except ValueError:
+            return None
+        verdict = None
+        for rule in self.rules:
+            if rule.directory_only and not is_dir:
+                continue
+            if rule.regex.match(relative):
+                verdict = not rule.negated
+        return verdict
+
+
+def _ignored(ignores: Sequence[GitIgnore], path: Path, is_dir: bool) -> bool:
+    verdict = None
+    for ignore in ignores:  # outermost first; deeper files override
+        found = ignore.verdict(path, is_dir)
+        if found is not None:
+            verdict = found
+    return bool(verdict)
+
+
+def _ancestor_ignores(directory: Path) -> List[GitIgnore]:
+    """``.gitignore`` files above ``directory`` up to the repository root."""
+    found: List[GitIgnore] = []
+    for ancestor in directory.parents:
+        ignore = GitIgnore.load(ancestor)
+        if ignore is not None:
+            found.append(ignore)
+        if (ancestor / ".git").exists():
+            break
+    return list(reversed(found))
+
+
+@dataclass
+class Discovery:
+    files: List[Path]
+    warnings: List[str]
+
+
+def discover(paths: Sequence[Path], resolver: SettingsResolver, force_exclude: bool = False) -> Discovery:
+    files: List[Path] = []
+    warnings: List[str] = []
+    seen: Set[Path] = set()
+    for given in paths:
+        if not given.exists():
+            warnings.append(f"{given}: No such file or directory")
+            continue
+        if given.is_file():
+            settings = resolver.for_path(given)
+            if force_exclude and (settings.is_excluded_with_parents(given) or _explicitly_ignored(given, settings)):
+                continue
+            _add(files, seen, given)
+            continue
+        for path in _walk(given.resolve(), given, resolver, warnings):
+            _add(files, seen, path)
+    return Discovery(files, warnings)
+
+
+def _explicitly_ignored(path: Path, settings) -> bool:
+    if not settings.respect_gitignore:
+        return False
+    absolute = path.resolve()
+    ignores = _ancestor_ignores(absolute.parent) + [i for i in [GitIgnore.load(absolute.parent)] if i]
+    return _ignored(ignores, absolute, False)
+
+
+def _add(files: List[Path], seen: Set[Path], path: Path) -> None:
+    key = path.resolve()
+    if key not in seen:
+        seen.add(key)
+        files.append(path)
+
+
+def _walk(start: Path, shown: Path, resolver: SettingsResolver, warnings: List[str]) -> Iterator[Path]:
+    """Depth-first, sorted, pruning excluded and ignored directories; never follows a symlink loop."""
+    visited: Set[Tuple[int, int]] = set()
+    stack: List[Tuple[Path, Path, List[GitIgnore]]] = [(start, shown, _ancestor_ignores(start))]
+    while stack:
+        directory, display, ignores = stack.pop()
+        try:
+            info = directory.stat()
+        except OSError as error:
+            warnings.append(f"{display}: {error.strerror}")
+            continue
+        if (info.st_dev, info.st_ino) in visited:
+            continue
+        visited.add((info.st_dev, info.st_ino))
+        settings = resolver.for_path(directory)
+        local = GitIgnore.load(directory) if settings.respect_gitignore else None
+        active = ignores + [local] if local else ignores
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError as error:
+            warnings.append(f"{display}: {error.strerror}")
+            continue
+        subdirectories = []
+        for entry in entries:
+            path = Path(entry.path)
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                continue
+            if settings.is_excluded(path) or (settings.respect_gitignore and _ignored(active, path, is_dir)):
+                continue
+            if is_dir:
+                if not (path / "pyvenv.cfg").exists():
+                    subdirectories.append((path, display / entry.name, active))
+            elif entry.name.endswith(PYTHON_SUFFIXES):
+                yield display / entry.name
+        stack.extend(reversed(subdirectories))

@@ -1,0 +1,48 @@
+"""The text format plus the offending source line with a caret, and the fix as a diff."""
+
+from __future__ import annotations
+
+import difflib
+from typing import List, Sequence
+
+from trainlint.diagnostics import Diagnostic, Edit
+from trainlint.report import ReportContext
+from trainlint.report.style import paint
+from trainlint.report.text import headline
+
+
+def _apply(lines: List[str], edits: Sequence[Edit]) -> List[str]:
+    result = list(lines)
+    for edit in sorted(edits, key=lambda e: e.location, reverse=True):
+        result[edit.location.row - 1 : edit.end_location.row - 1] = edit.content.splitlines(keepends=True)
+    return result
+
+
+def render(diagnostics: Sequence[Diagnostic], context: ReportContext) -> str:
+    out = []
+    for diagnostic in diagnostics:
+        out.append(headline(diagnostic, context))
+        lines = context.sources(diagnostic.path).splitlines(keepends=True)
+        row = diagnostic.location.row
+        if 0 < row <= len(lines):
+            source_line = lines[row - 1].rstrip("\r\n")
+            gutter = f"{row:>4} | "
+            width = (
+                diagnostic.end_location.column - diagnostic.location.column
+                if diagnostic.end_location.row == row
+                else len(source_line) - diagnostic.location.column + 1
+            )
+            out.append(paint(gutter, "dim", context.color) + source_line)
+            out.append(" " * (len(gutter) + diagnostic.location.column - 1) + paint("^" * max(1, width), "red", context.color))
+        fix = diagnostic.fix
+        if fix is not None:
+            out.append(f"help: {fix.message}")
+            if fix.applicability.value == "unsafe":
+                out.append("note: This is an unsafe fix and may change runtime behavior")
+            after = _apply(lines, fix.edits)
+            for line in list(difflib.unified_diff(lines, after, n=1, lineterm=""))[2:]:
+                line = line.rstrip("\r\n")
+                style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
+                out.append("    " + paint(line, style, context.color))
+        out.append("")
+    return "".join(line + "\n" for line in out)

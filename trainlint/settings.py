@@ -1,0 +1,150 @@
+"""Effective settings: a configuration file with the command line layered on top."""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, FrozenSet, Optional, Tuple
+
+from trainlint.config import Config, ConfigError, find_config_file, load_config
+from trainlint.engine import RuleSettings
+from trainlint.registry import SelectorError, expand_selectors, resolve_selection
+
+DEFAULT_EXCLUDE = (
+    ".git", ".hg", ".svn", ".bzr", ".venv", "venv", ".tox", ".nox", "__pycache__", "__pypackages__",
+    "build", "dist", "node_modules", "site-packages", ".eggs", "*.egg-info", ".mypy_cache",
+    ".pytest_cache", ".ruff_cache", ".trainlint_cache", ".ipynb_checkpoints",
+)
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """What the command line says; None means "not given"."""
+
+    select: Optional[Tuple[str, ...]] = None
+    ignore: Tuple[str, ...] = ()
+    extend_select: Tuple[str, ...] = ()
+    exclude: Optional[Tuple[str, ...]] = None
+    extend_exclude: Tuple[str, ...] = ()
+    unsafe_fixes: Optional[bool] = None
+    respect_gitignore: Optional[bool] = None
+
+
+@dataclass(frozen=True)
+class Settings:
+    root: Path  # relative patterns are resolved against this directory
+    config_path: Optional[Path]
+    codes: FrozenSet[str]
+    per_file_ignores: Tuple[Tuple[str, FrozenSet[str]], ...] = ()
+    exclude: Tuple[str, ...] = DEFAULT_EXCLUDE
+    unsafe_fixes: bool = False
+    respect_gitignore: bool = True
+    options: Dict[str, Dict[str, object]] = field(default_factory=dict)
+
+    def rule_settings_for(self, path: Path) -> RuleSettings:
+        codes = self.codes
+        for pattern, ignored in self.per_file_ignores:
+            if _glob_match(path, self.root, pattern):
+                codes = codes - ignored
+        return RuleSettings(codes=codes, options=self.options)
+
+    def is_excluded(self, path: Path) -> bool:
+        return any(_glob_match(path, self.root, pattern) for pattern in self.exclude)
+
+    def is_excluded_with_parents(self, path: Path) -> bool:
+        """For explicitly named files: excluded themselves or inside an excluded folder under the root."""
+        absolute = path.resolve()
+        root = self.root.resolve()
+        candidates = [absolute] + [p for p in absolute.parents if root in p.parents]
+        return any(self.is_excluded(candidate) for candidate in candidates)
+
+    @property
+    def fingerprint(self) -> str:
+        """Identifies everything that can change a file's findings (for the cache)."""
+        state = [sorted(self.codes), self.options, [[p, sorted(c)] for p, c in self.per_file_ignores]]
+        return hashlib.sha256(json.dumps(state, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def _glob_match(path: Path, root: Path, pattern: str) -> bool:
+    """Ruff-like: a pattern without ``/`` matches a file or folder name, one with ``/`` the path under the root."""
+    pattern = pattern.rstrip("/")
+    if "/" not in pattern:
+        return fnmatch.fnmatchcase(path.name, pattern)
+    try:
+        relative = path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return False
+    return fnmatch.fnmatchcase(relative, pattern) or fnmatch.fnmatchcase(relative, pattern + "/*")
+
+
+def build_settings(config: Config, overrides: Overrides, cwd: Path) -> Settings:
+    try:
+        codes = resolve_selection(
+            [
+                (f"`select` of {config.origin}" if config.path else "the defaults", config.select, config.extend_select, config.ignore),
+                ("the command line", overrides.select, overrides.extend_select, overrides.ignore),
+            ]
+        )
+        per_file = tuple(
+            (pattern, expand_selectors(selectors, f"`per-file-ignores` of {config.origin}"))
+            for pattern, selectors in config.per_file_ignores
+        )
+    except SelectorError as error:
+        raise ConfigError(str(error)) from None
+    exclude = overrides.exclude if overrides.exclude is not None else config.exclude
+    exclude = (exclude if exclude is not None else DEFAULT_EXCLUDE) + config.extend_exclude + overrides.extend_exclude
+    unsafe = overrides.unsafe_fixes if overrides.unsafe_fixes is not None else bool(config.unsafe_fixes)
+    gitignore = overrides.respect_gitignore if overrides.respect_gitignore is not None else config.respect_gitignore
+    return Settings(
+        root=config.root or cwd,
+        config_path=config.path,
+        codes=codes,
+        per_file_ignores=per_file,
+        exclude=exclude,
+        unsafe_fixes=unsafe,
+        respect_gitignore=True if gitignore is None else gitignore,
+        options={code: dict(values) for code, values in config.options.items()},
+    )
+
+
+class SettingsResolver:
+    """The settings of each directory: those of the nearest configuration file above it.
+
+    ``--config FILE`` pins one configuration for every path. Results are
+    memoised per directory, so a tree is configured once, not once per file.
+    """
+
+    def __init__(self, overrides: Overrides, cwd: Path, config_file: Optional[Path] = None) -> None:
+        self.overrides = overrides
+        self.cwd = cwd
+        self._pinned = build_settings(load_config(config_file), overrides, cwd) if config_file else None
+        self._by_directory: Dict[Path, Settings] = {}
+        self._default: Optional[Settings] = None
+
+    def for_path(self, path: Path) -> Settings:
+        if self._pinned is not None:
+            return self._pinned
+        directory = path if path.is_dir() else path.parent
+        return self._for_directory(directory.resolve())
+
+    def _for_directory(self, directory: Path) -> Settings:
+        found = self._by_directory.get(directory)
+        if found is not None:
+            return found
+        config_file = find_config_file(directory)
+        if config_file is not None:
+            settings = build_settings(load_config(config_file), self.overrides, self.cwd)
+        elif directory.parent != directory:
+            settings = self._for_directory(directory.parent)
+        else:
+            settings = self.defaults()
+        self._by_directory[directory] = settings
+        return settings
+
+    def defaults(self) -> Settings:
+        if self._default is None:
+            self._default = build_settings(Config(), self.overrides, self.cwd)
+        return self._default

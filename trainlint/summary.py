@@ -1,0 +1,54 @@
+"""The closing lines of a human-readable report, worded as Ruff's are."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import List, Sequence
+
+from trainlint.diagnostics import Applicability, Diagnostic
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _hidden_unsafe(diagnostics: Sequence[Diagnostic], unsafe: bool) -> int:
+    if unsafe:
+        return 0
+    return sum(1 for d in diagnostics if d.fix is not None and d.fix.applicability is Applicability.UNSAFE)
+
+
+def summary_lines(mode: str, diagnostics: Sequence[Diagnostic], applied: Counter, has_diff: bool, unsafe: bool) -> List[str]:
+    hidden = _hidden_unsafe(diagnostics, unsafe)
+    hint = f"{_plural(hidden, 'unsafe fix')} available with `--unsafe-fixes`." if hidden else None
+    fixed = sum(applied.values())
+    if mode == "diff":
+        line = f"Would fix {_plural(fixed, 'finding')}." if has_diff else "No fixes available."
+        return [line] + ([hint] if hint else [])
+    if mode == "write":
+        if not diagnostics:
+            return [f"Fixed {_plural(fixed, 'finding')}." if fixed else "All checks passed!"]
+        lines = [f"Found {_plural(fixed + len(diagnostics), 'finding')} ({fixed} fixed, {len(diagnostics)} remaining)."]
+        return lines + ([hint] if hint else [])
+    if not diagnostics:
+        return ["All checks passed!"]
+    fixable = sum(1 for d in diagnostics if d.is_fixable(unsafe))
+    lines = [f"Found {_plural(len(diagnostics), 'finding')}" + (f" ({fixable} fixable with `trainlint fix --write`)." if fixable else ".")]
+    return lines + ([hint] if hint else [])
+
+
+def statistics_table(diagnostics: Sequence[Diagnostic], unsafe: bool, output_format: str) -> str:
+    counts = Counter((d.code, d.name) for d in diagnostics)
+    fixable = Counter((d.code, d.name) for d in diagnostics if d.is_fixable(unsafe))
+    rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    if output_format == "json":
+        data = [
+            {"code": code, "name": name, "count": count, "fixable": fixable[(code, name)] > 0, "fixable_count": fixable[(code, name)]}
+            for (code, name), count in rows
+        ]
+        return json.dumps(data, indent=2) + "\n"
+    width = max((len(str(count)) for _, count in rows), default=1)
+    return "".join(
+        f"{count:>{width}}\t{code}\t{'[*]' if fixable[(code, name)] else '[ ]'} {name}\n" for (code, name), count in rows
+    )
