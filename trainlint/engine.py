@@ -204,42 +204,50 @@ def applicable(fix, unsafe_fixes: bool) -> bool:
 
 
 def fix_source(text: str, path: str, settings: RuleSettings, unsafe_fixes: bool) -> FixResult:
-    """Apply fixes until none is left (a fixed point), at most MAX_FIX_PASSES times.
+    """Apply fixes until none is left (a fixed point), at most MAX_FIX_PASSES passes.
 
     Each pass applies the fixes whose edited ranges do not overlap, then the
     result is parsed and linted again, so nested fixes land on a later pass
-    instead of being dropped. A pass whose result does not parse is discarded
-    and reported: a fix never writes code that does not parse.
+    instead of being dropped. The result is verified before it is returned:
+    every pass must parse, and the loop must reach a fixed point (which also
+    proves that each fix removed its finding and that fixing again changes
+    nothing). If any check fails the original text is returned unchanged with
+    an error naming the rules involved.
     """
     from trainlint.fixes import apply_fixes
 
+    original = lint_source(text, path, settings)
     applied: Counter = Counter()
-    errors: List[str] = []
-    result = lint_source(text, path, settings)
-    for _ in range(MAX_FIX_PASSES):
-        chosen, taken = [], []
-        for diagnostic, fix, span in zip(result.diagnostics, result.fixes, result.spans):
-            if applicable(fix, unsafe_fixes) and not any(_overlaps(span, other) for other in taken):
-                chosen.append((diagnostic, fix))
-                taken.append(span)
+    result, current = original, text
+    for _ in range(MAX_FIX_PASSES + 1):
+        chosen = _non_overlapping_fixes(result, unsafe_fixes)
         if not chosen:
-            break
+            return FixResult(current, applied, result, result.errors)
         candidate = apply_fixes(result.module, [fix for _, fix in chosen]).code
-        if candidate == text:
-            break
+        codes = ", ".join(sorted({d.code for d, _ in chosen}))
+        if candidate == current:
+            return _failed(text, original, f"the fix for {codes} in {path} changed nothing but its finding remains")
         next_result = lint_source(candidate, path, settings)
         if next_result.has_syntax_error:
-            codes = ", ".join(sorted({d.code for d, _ in chosen}))
-            errors.append(
-                f"Fixing {codes} in {path} produced invalid code ({next_result.diagnostics[0].message}); "
-                "the file was left unchanged. This is a trainlint bug: please report it with the file."
-            )
-            break
+            message = next_result.diagnostics[0].message
+            return _failed(text, original, f"fixing {codes} in {path} produced code that does not parse ({message})")
         applied.update(d.code for d, _ in chosen)
-        text, result = candidate, next_result
-    else:
-        errors.append(f"Fixes for {path} did not converge after {MAX_FIX_PASSES} passes; this is a trainlint bug.")
-    return FixResult(text, applied, result, errors + result.errors)
+        current, result = candidate, next_result
+    return _failed(text, original, f"fixes for {codes} in {path} did not converge after {MAX_FIX_PASSES} passes")
+
+
+def _non_overlapping_fixes(result: LintResult, unsafe_fixes: bool) -> List[Tuple[Diagnostic, Any]]:
+    chosen, taken = [], []
+    for diagnostic, fix, span in zip(result.diagnostics, result.fixes, result.spans):
+        if applicable(fix, unsafe_fixes) and not any(_overlaps(span, other) for other in taken):
+            chosen.append((diagnostic, fix))
+            taken.append(span)
+    return chosen
+
+
+def _failed(text: str, original: LintResult, problem: str) -> FixResult:
+    error = f"{problem}; the file was left unchanged. This is a trainlint bug: please report it with the file."
+    return FixResult(text, Counter(), original, [error] + original.errors)
 
 
 def _overlaps(a: Tuple, b: Tuple) -> bool:

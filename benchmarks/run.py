@@ -1,0 +1,119 @@
+"""Time trainlint against Ruff, TorchFix and Fixit on the same files, side by side.
+
+Each round runs every tool once, in alternation, so that a noisy shared
+machine slows all of them alike; the report gives medians and ratios, which
+are what can be compared across machines. Peers are installed into their own
+virtual environment (never project dependencies).
+
+    python benchmarks/run.py --corpus PATH [--corpus PATH ...] [--synthetic 1000] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import venv
+from pathlib import Path
+from typing import Dict, List, Sequence, Tuple
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus import generate  # noqa: E402
+
+PEERS = ("ruff==0.17.6", "torchfix==0.7.0", "fixit==2.2.1")
+HERE = Path(__file__).resolve().parent
+
+
+def ensure_peers(directory: Path) -> Path:
+    bin_dir = directory / "bin"
+    if not (bin_dir / "torchfix").exists():
+        venv.create(directory, with_pip=True)
+        subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "--quiet", *PEERS], check=True)
+    return bin_dir
+
+
+def timed(command: Sequence[str], cwd: Path) -> Tuple[float, int]:
+    """Wall seconds and peak resident memory (MiB) of one command, start-up included."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, _, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    return elapsed, usage.ru_maxrss // 1024
+
+
+def tools(peers: Path, corpus: Path, cache_dir: Path) -> Dict[str, List[str]]:
+    trainlint = shutil.which("trainlint") or "trainlint"
+    return {
+        "trainlint cold": [trainlint, "check", "--no-cache", "--exit-zero", "-q", str(corpus)],
+        "trainlint cold -j1": [trainlint, "check", "--no-cache", "--exit-zero", "-q", "-j", "1", str(corpus)],
+        "trainlint warm": [trainlint, "check", "--cache-dir", str(cache_dir), "--exit-zero", "-q", str(corpus)],
+        "ruff --select ALL": [str(peers / "ruff"), "check", "--isolated", "--select", "ALL", "--no-cache", "--exit-zero", "-q", str(corpus)],
+        "torchfix --select ALL": [str(peers / "torchfix"), "--select", "ALL", str(corpus)],
+        "fixit lint": [str(peers / "fixit"), "lint", str(corpus)],
+    }
+
+
+def benchmark(corpus: Path, peers: Path, rounds: int, skip: Sequence[str]) -> Dict[str, Tuple[float, int]]:
+    files = sum(1 for _ in corpus.rglob("*.py"))
+    lines = sum(p.read_bytes().count(b"\n") for p in corpus.rglob("*.py"))
+    print(f"\n## {corpus} ({files} files, {lines} lines), {rounds} rounds\n", flush=True)
+    with tempfile.TemporaryDirectory() as cache_dir:
+        commands = {name: command for name, command in tools(peers, corpus, Path(cache_dir)).items() if name not in skip}
+        subprocess.run(commands["trainlint warm"], cwd=corpus, stdout=subprocess.DEVNULL)  # fill the cache
+        samples: Dict[str, List[Tuple[float, int]]] = {name: [] for name in commands}
+        for _ in range(rounds):
+            for name, command in commands.items():
+                samples[name].append(timed(command, corpus))
+    results = {
+        name: (statistics.median(s for s, _ in runs), max(m for _, m in runs)) for name, runs in samples.items()
+    }
+    base = results["trainlint cold"][0]
+    print(f"| tool | median wall (s) | peak RSS (MiB) | time / trainlint cold |")
+    print("|---|---|---|---|")
+    for name, (seconds, memory) in results.items():
+        print(f"| {name} | {seconds:.2f} | {memory} | {seconds / base:.2f}x |")
+    return results
+
+
+def single_file(script: Path, rounds: int) -> None:
+    trainlint = shutil.which("trainlint") or "trainlint"
+    quiet_file = Path(tempfile.mkdtemp()) / "plain.py"
+    quiet_file.write_text("import os\n\nprint(os.getcwd())\n", encoding="utf-8")
+    for label, path in (("training script", script), ("file without triggers", quiet_file)):
+        runs = [timed([trainlint, "check", "--no-cache", "--exit-zero", "-q", str(path)], path.parent)[0] for _ in range(rounds)]
+        print(f"- one {label} ({path.name}), as pre-commit runs it: median {statistics.median(runs) * 1000:.0f} ms over {rounds} runs")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpus", type=Path, action="append", default=[], help="a checkout to lint (repeatable)")
+    parser.add_argument("--synthetic", type=int, default=0, help="also generate and lint a synthetic corpus of N files")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--peers-venv", type=Path, default=HERE / ".peers")
+    parser.add_argument("--skip", action="append", default=[], help="a tool name to leave out (e.g. 'fixit lint')")
+    parser.add_argument("--single-file", type=Path, help="a training script to time as pre-commit would")
+    args = parser.parse_args()
+    peers = ensure_peers(args.peers_venv)
+    corpora = list(args.corpus)
+    temporary = None
+    if args.synthetic:
+        temporary = tempfile.mkdtemp(prefix="trainlint-corpus-")
+        corpora.append(generate(Path(temporary) / f"synthetic-{args.synthetic}", args.synthetic))
+    try:
+        for corpus in corpora:
+            benchmark(corpus.resolve(), peers, args.rounds, args.skip)
+        if args.single_file:
+            print()
+            single_file(args.single_file.resolve(), max(5, args.rounds))
+    finally:
+        if temporary:
+            shutil.rmtree(temporary, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
