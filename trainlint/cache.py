@@ -1,29 +1,31 @@
 """A content-addressed cache of check results, so an unchanged file is not parsed again.
 
-One pickle per (trainlint version, effective rule settings), mapping each path
-to the digest of its bytes and its diagnostics. It is loaded once and saved
-once per run, atomically: concurrent runs can lose each other's new entries
-but never corrupt the cache, and an unreadable cache is treated as empty.
+One JSON file per (trainlint version, effective rule settings), mapping each
+path to the digest of its bytes and its diagnostics. JSON, not pickle: the
+cache lives inside the checked project, and unpickling a file that came with
+a cloned repository would run its code. Each table also records a
+fingerprint of trainlint's own source files, so editing a rule invalidates
+what it reported before. A table is loaded once and saved once per run,
+atomically: concurrent runs can lose each other's new entries but never
+corrupt the cache, and an unreadable or foreign table is treated as empty.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
-import pickle
 import tempfile
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional
 
 from trainlint import __version__
-from trainlint.diagnostics import Diagnostic
+from trainlint.diagnostics import Applicability, Diagnostic, Edit, FixSummary, Location
 from trainlint.engine import RuleSettings
 
 CACHE_DIRNAME = ".trainlint_cache"
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by trainlint.\n"
-
-Entry = Tuple[str, List[Diagnostic]]  # (content digest, diagnostics)
 
 
 def digest(data: bytes) -> str:
@@ -35,37 +37,92 @@ def settings_key(settings: RuleSettings) -> str:
     return hashlib.blake2b(state.encode(), digest_size=8).hexdigest()
 
 
+@functools.lru_cache(maxsize=None)
+def code_fingerprint() -> str:
+    """Changes whenever a source file of trainlint or of its rules changes (size or mtime)."""
+    import trainlint
+    import trainlint.rules
+
+    roots = {Path(trainlint.__file__).parent, Path(trainlint.rules.__file__).parent}
+    files = sorted({path for root in roots for path in root.rglob("*.py")})
+    state = []
+    for path in files:
+        try:
+            info = path.stat()
+        except OSError:
+            continue
+        state.append(f"{path}:{info.st_size}:{info.st_mtime_ns}")
+    return hashlib.blake2b("\n".join(state).encode(), digest_size=8).hexdigest()
+
+
+def _location(data: List[int]) -> Location:
+    return Location(int(data[0]), int(data[1]))
+
+
+def _encode(diagnostic: Diagnostic) -> Dict[str, Any]:
+    fix = diagnostic.fix
+    return {
+        "code": diagnostic.code,
+        "name": diagnostic.name,
+        "message": diagnostic.message,
+        "start": [diagnostic.location.row, diagnostic.location.column],
+        "end": [diagnostic.end_location.row, diagnostic.end_location.column],
+        "fix": None
+        if fix is None
+        else {
+            "applicability": fix.applicability.value,
+            "message": fix.message,
+            "edits": [[e.content, [e.location.row, e.location.column], [e.end_location.row, e.end_location.column]] for e in fix.edits],
+        },
+    }
+
+
+def _decode(path: str, data: Dict[str, Any]) -> Diagnostic:
+    fix = data["fix"]
+    summary = None
+    if fix is not None:
+        edits = tuple(Edit(str(content), _location(start), _location(end)) for content, start, end in fix["edits"])
+        summary = FixSummary(Applicability(fix["applicability"]), str(fix["message"]), edits)
+    return Diagnostic(
+        path, str(data["code"]), str(data["name"]), str(data["message"]), _location(data["start"]), _location(data["end"]), summary
+    )
+
+
 class ResultCache:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
-        self._tables: Dict[str, Dict[str, Entry]] = {}
+        self._tables: Dict[str, Dict[str, Any]] = {}
         self._dirty: set = set()
 
     def _file(self, key: str) -> Path:
-        return self.directory / __version__ / f"{key}.pickle"
+        return self.directory / __version__ / f"{key}.json"
 
-    def _table(self, key: str) -> Dict[str, Entry]:
+    def _table(self, key: str) -> Dict[str, Any]:
         table = self._tables.get(key)
         if table is None:
+            table = {}
             try:
                 with open(self._file(key), "rb") as handle:
-                    table = pickle.load(handle)
-                if not isinstance(table, dict):
-                    table = {}
-            except Exception:  # noqa: BLE001 - a missing or corrupt cache is an empty one
-                table = {}
-            self._tables[key] = table
-        return table
+                    document = json.load(handle)
+                if isinstance(document, dict) and document.get("code") == code_fingerprint():
+                    table = document["files"]
+            except (OSError, ValueError, KeyError, TypeError):
+                pass  # a missing, corrupt or foreign cache is an empty one
+            self._tables[key] = table if isinstance(table, dict) else {}
+        return self._tables[key]
 
     def get(self, path: str, settings: RuleSettings, content_digest: str) -> Optional[List[Diagnostic]]:
         entry = self._table(settings_key(settings)).get(path)
-        if entry is None or not isinstance(entry, tuple) or entry[0] != content_digest:
-            return None
-        return entry[1]
+        try:
+            if entry is None or entry["digest"] != content_digest:
+                return None
+            return [_decode(path, data) for data in entry["diagnostics"]]
+        except (KeyError, TypeError, ValueError, IndexError):
+            return None  # an entry of the wrong shape is a miss; it is overwritten after checking
 
     def put(self, path: str, settings: RuleSettings, content_digest: str, diagnostics: List[Diagnostic]) -> None:
         key = settings_key(settings)
-        self._table(key)[path] = (content_digest, diagnostics)
+        self._table(key)[path] = {"digest": content_digest, "diagnostics": [_encode(d) for d in diagnostics]}
         self._dirty.add(key)
 
     def save(self) -> None:
@@ -76,9 +133,13 @@ class ResultCache:
             for key in self._dirty:
                 target = self._file(key)
                 fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
-                with os.fdopen(fd, "wb") as handle:
-                    pickle.dump(self._tables[key], handle, protocol=pickle.HIGHEST_PROTOCOL)
-                os.replace(temp, target)
+                try:
+                    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                        json.dump({"code": code_fingerprint(), "files": self._tables[key]}, handle, separators=(",", ":"))
+                    os.replace(temp, target)
+                finally:
+                    if os.path.exists(temp):
+                        os.unlink(temp)
         except OSError:
             pass  # a cache that cannot be written only costs speed
         self._dirty.clear()

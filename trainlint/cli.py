@@ -9,10 +9,11 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import traceback
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import click
 
@@ -20,6 +21,7 @@ from trainlint import __version__
 from trainlint.config import ConfigError
 from trainlint.diagnostics import Diagnostic
 from trainlint.registry import split_selectors
+from trainlint.report import FORMATS
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -44,7 +46,7 @@ def common_options(command: Callable) -> Callable:
         click.option("--ignore", multiple=True, metavar="CODES", help="Rules to disable."),
         click.option("--extend-select", multiple=True, metavar="CODES", help="Rules to enable on top of the selection."),
         click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Include fixes that may change behaviour."),
-        click.option("--output-format", type=click.Choice(["text", "full", "json", "github", "sarif"]), envvar="TRAINLINT_OUTPUT_FORMAT", default="text", show_default=True),
+        click.option("--output-format", type=click.Choice(FORMATS), envvar="TRAINLINT_OUTPUT_FORMAT", default="text", show_default=True),
         click.option("-o", "--output-file", type=click.Path(dir_okay=False, writable=True), help="Write the report to this file."),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain."),
         click.option("--statistics", is_flag=True, help="Show counts per rule instead of each finding."),
@@ -116,9 +118,21 @@ def list_rules() -> None:
 class _Totals:
     diagnostics: List[Diagnostic]
     applied: Counter
-    diffs: List[str]
+    diffs: List[bytes]
     errors: List[str]
     warnings: List[str]
+
+
+@dataclass(frozen=True)
+class _ReportOptions:
+    """How the outcome of a run is shown and turned into an exit code."""
+
+    output_format: str
+    output_file: Optional[str]
+    exit_zero: bool
+    statistics: bool
+    quiet: bool
+    exit_non_zero_on_fix: bool
 
 
 def _run(
@@ -155,19 +169,19 @@ def _run(
         unsafe_fixes=unsafe_fixes,
         respect_gitignore=respect_gitignore,
     )
-    cwd = Path.cwd()
+    report = _ReportOptions(output_format, output_file, exit_zero, statistics, quiet, exit_non_zero_on_fix)
     try:
-        resolver = SettingsResolver(overrides, cwd, config_file)
+        resolver = SettingsResolver(overrides, Path.cwd(), config_file)
         use_stdin = list(paths) == ["-"] or (not paths and stdin_filename is not None)
         if use_stdin:
-            return _run_stdin(mode, resolver, stdin_filename, output_format, exit_zero, quiet, statistics)
-        totals, unsafe = _run_files(mode, paths or ["."], resolver, force_exclude, jobs, no_cache, cache_dir, quiet, output_format)
+            return _run_stdin(mode, resolver, stdin_filename, report)
+        totals, unsafe = _run_files(mode, paths or ["."], resolver, force_exclude, jobs, no_cache, cache_dir, quiet)
     except ConfigError as error:
         raise UserError(str(error)) from None
-    return _report(mode, totals, unsafe, output_format, output_file, exit_zero, statistics, quiet, exit_non_zero_on_fix)
+    return _report(mode, totals, unsafe, report)
 
 
-def _run_files(mode, paths, resolver, force_exclude, jobs, no_cache, cache_dir, quiet, output_format):
+def _run_files(mode, paths, resolver, force_exclude, jobs, no_cache, cache_dir, quiet):
     from trainlint.cache import CACHE_DIRNAME, ResultCache
     from trainlint.discovery import discover
     from trainlint.runner import FileTask, collect, default_jobs, run_tasks
@@ -180,7 +194,7 @@ def _run_files(mode, paths, resolver, force_exclude, jobs, no_cache, cache_dir, 
     for path in found.files:
         settings = resolver.for_path(path)
         unsafe = settings.unsafe_fixes
-        tasks.append(FileTask(str(path), settings.rule_settings_for(path), mode, settings.unsafe_fixes))
+        tasks.append(FileTask(_display_path(path), settings.rule_settings_for(path), mode, settings.unsafe_fixes))
     if not tasks and not found.warnings:
         click.echo("warning: No Python files found under the given path(s)", err=True)
     cache = None if no_cache else ResultCache(cache_dir or resolver.defaults().root / CACHE_DIRNAME)
@@ -197,6 +211,16 @@ def _run_files(mode, paths, resolver, force_exclude, jobs, no_cache, cache_dir, 
     return totals, unsafe
 
 
+def _display_path(path: Path) -> str:
+    """Paths under the working directory are shown (and put in diff headers) relative to it, as Ruff does."""
+    if path.is_absolute():
+        try:
+            return str(path.relative_to(Path.cwd()))
+        except ValueError:
+            pass
+    return str(path)
+
+
 @contextlib.contextmanager
 def _progress(total: int, quiet: bool):
     """A progress bar on stderr for long runs, only on a terminal and never with --quiet."""
@@ -207,22 +231,21 @@ def _progress(total: int, quiet: bool):
         yield bar.update
 
 
-def _run_stdin(mode, resolver, stdin_filename, output_format, exit_zero, quiet, statistics) -> int:
+def _run_stdin(mode: str, resolver, stdin_filename: Optional[str], report: _ReportOptions) -> int:
+    """Check or fix the code on stdin; with a fix, the fixed code goes to stdout and the report to stderr."""
     from trainlint.runner import FileTask, process_source
 
     display = stdin_filename or "-"
-    settings = resolver.for_path(Path(stdin_filename)) if stdin_filename else resolver.defaults()
-    task = FileTask(display, settings.rule_settings_for(Path(display)), "check" if mode == "check" else "fix", settings.unsafe_fixes)
+    settings = resolver.for_path(Path(display))  # "-" takes the configuration of the working directory
+    task = FileTask(display, settings.rule_settings_for(Path(display)), mode, settings.unsafe_fixes)
     data = sys.stdin.buffer.read()
     outcome, new_data = process_source(display, data, task)
     totals = _Totals(outcome.diagnostics, outcome.applied, [outcome.diff] if outcome.diff else [], outcome.errors, [])
-    if mode == "check":
-        return _report(mode, totals, settings.unsafe_fixes, output_format, None, exit_zero, statistics, quiet, False)
+    sources = _source_reader({display: data})
     if mode == "write":
         sys.stdout.buffer.write(new_data if new_data is not None else data)
         sys.stdout.flush()
-        return _report(mode, totals, settings.unsafe_fixes, output_format, None, exit_zero, statistics, quiet, False, stream_err=True)
-    return _report(mode, totals, settings.unsafe_fixes, output_format, None, exit_zero, statistics, quiet, False)
+    return _report(mode, totals, settings.unsafe_fixes, report, sources, stream_err=mode == "write")
 
 
 def _use_color(stream) -> bool:
@@ -234,24 +257,33 @@ def _use_color(stream) -> bool:
 
 
 def _report(
-    mode, totals: _Totals, unsafe: bool, output_format, output_file, exit_zero, statistics, quiet, exit_non_zero_on_fix, stream_err=False
+    mode: str,
+    totals: _Totals,
+    unsafe: bool,
+    options: _ReportOptions,
+    sources: Optional[Callable[[str], str]] = None,
+    stream_err: bool = False,
 ) -> int:
+    """Print the report and the summary; return the exit code."""
     from trainlint.report import HUMAN_FORMATS, ReportContext, render
     from trainlint.summary import statistics_table, summary_lines
 
+    output_format, output_file = options.output_format, options.output_file
     out = open(output_file, "w", encoding="utf-8") if output_file else (sys.stderr if stream_err else sys.stdout)
     try:
         color = output_file is None and output_format in HUMAN_FORMATS and _use_color(out)
-        context = ReportContext(unsafe_fixes=unsafe, color=color, cwd=os.getcwd(), sources=_source_reader())
+        context = ReportContext(unsafe_fixes=unsafe, color=color, cwd=os.getcwd(), sources=sources or _source_reader())
         if mode == "diff":
-            out.write("".join(totals.diffs))
-        elif statistics:
+            _write_bytes(out, b"".join(totals.diffs))
+        elif options.statistics:
             out.write(statistics_table(totals.diagnostics, unsafe, output_format))
         else:
             out.write(render(output_format, totals.diagnostics, context))
-        if output_format in HUMAN_FORMATS and not quiet:
+        if output_format in HUMAN_FORMATS and not options.quiet:
+            # After a diff the summary goes to stderr, so that `trainlint fix > fixes.patch` is a clean patch.
+            summary_out = sys.stderr if mode == "diff" and not output_file else out
             for line in summary_lines(mode, totals.diagnostics, totals.applied, bool(totals.diffs), unsafe):
-                out.write(line + "\n")
+                summary_out.write(line + "\n")
     finally:
         if output_file:
             out.close()
@@ -261,20 +293,34 @@ def _report(
         click.echo(f"error: {error}", err=True)
     if totals.errors:
         return EXIT_ERROR
-    if exit_zero:
+    if options.exit_zero:
         return EXIT_CLEAN
     if mode == "diff":
         return EXIT_FINDINGS if totals.diffs else EXIT_CLEAN
-    if mode == "write" and exit_non_zero_on_fix and sum(totals.applied.values()):
+    if mode == "write" and options.exit_non_zero_on_fix and sum(totals.applied.values()):
         return EXIT_FINDINGS
     return EXIT_FINDINGS if totals.diagnostics else EXIT_CLEAN
 
 
-def _source_reader() -> Callable[[str], str]:
+def _write_bytes(out, data: bytes) -> None:
+    """Write bytes that are not necessarily UTF-8 (diffs of files in other encodings) to a text stream."""
+    out.flush()
+    buffer = getattr(out, "buffer", None)
+    if buffer is None:
+        out.write(data.decode("utf-8", errors="replace"))
+        return
+    buffer.write(data)
+    buffer.flush()
+
+
+def _source_reader(known: Optional[Dict[str, bytes]] = None) -> Callable[[str], str]:
+    """Source text by path for the ``full`` format; ``known`` holds what is not on disk (stdin)."""
     from trainlint.source import DecodeError, decode
 
     def read(path: str) -> str:
         try:
+            if known and path in known:
+                return decode(known[path]).text
             with open(path, "rb") as handle:
                 return decode(handle.read()).text
         except (OSError, DecodeError):
@@ -284,4 +330,10 @@ def _source_reader() -> Callable[[str], str]:
 
 
 def main() -> None:
-    cli(prog_name="trainlint")
+    """The console script. An unexpected exception is a trainlint bug: exit 2, never 1 (findings)."""
+    try:
+        cli(prog_name="trainlint")
+    except Exception:  # noqa: BLE001 - click handles usage errors and exits itself
+        traceback.print_exc()
+        click.echo("trainlint: error: internal error (the traceback above); this is a trainlint bug, please report it", err=True)
+        sys.exit(EXIT_ERROR)

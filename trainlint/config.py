@@ -52,10 +52,6 @@ class Config:
     def root(self) -> Optional[Path]:
         return self.path.parent if self.path else None
 
-    @property
-    def origin(self) -> str:
-        return f"`{self.path.name}`" if self.path else "the defaults"
-
 
 def _read_table(path: Path) -> Optional[Dict[str, Any]]:
     """The raw trainlint table of a file, or None when a pyproject.toml has none."""
@@ -63,7 +59,7 @@ def _read_table(path: Path) -> Optional[Dict[str, Any]]:
         raw = path.read_bytes()
     except OSError as error:
         raise ConfigError(f"{path}: cannot read the configuration file: {error.strerror}") from None
-    if path.name == "pyproject.toml":
+    if path.suffix == ".toml":
         if sys.version_info >= (3, 11):
             import tomllib
         else:  # pragma: no cover - exercised on old Pythons only
@@ -72,23 +68,37 @@ def _read_table(path: Path) -> Optional[Dict[str, Any]]:
             document = tomllib.loads(raw.decode("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
             raise ConfigError(f"{path}: invalid TOML: {error}") from None
-        table = document.get("tool", {}).get("trainlint")
+        tool = document.get("tool", {})
+        table = tool.get("trainlint") if isinstance(tool, dict) else None
         if table is None:
             return None
         if not isinstance(table, dict):
             raise ConfigError(f"{path}: [tool.trainlint] must be a table")
         return table
+    if path.suffix not in (".yaml", ".yml"):
+        raise ConfigError(f"{path}: unsupported configuration file (use pyproject.toml, trainlint.yaml or .trainlint.yaml)")
     import yaml
 
     try:
         document = yaml.safe_load(raw.decode("utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as error:
-        raise ConfigError(f"{path}: invalid YAML: {error}".replace("\n", " ")) from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: invalid YAML: not UTF-8 ({error.reason})") from None
+    except yaml.YAMLError as error:
+        raise ConfigError(f"{path}: invalid YAML: {_yaml_problem(error)}") from None
     if document is None:
         return {}
     if not isinstance(document, dict):
         raise ConfigError(f"{path}: the top level must be a mapping of settings")
     return document
+
+
+def _yaml_problem(error) -> str:
+    """PyYAML's multi-line message as one line: what is wrong and where."""
+    mark = getattr(error, "problem_mark", None)
+    problem = getattr(error, "problem", None)
+    if mark is None or problem is None:
+        return " ".join(str(error).split())
+    return f"{problem} (at line {mark.line + 1}, column {mark.column + 1})"
 
 
 def find_config_file(directory: Path) -> Optional[Path]:

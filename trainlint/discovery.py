@@ -143,11 +143,15 @@ def discover(paths: Sequence[Path], resolver: SettingsResolver, force_exclude: b
 
 
 def _explicitly_ignored(path: Path, settings) -> bool:
+    """Ignored by a ``.gitignore`` itself or through a folder above it (git never looks inside an ignored folder)."""
     if not settings.respect_gitignore:
         return False
     absolute = path.resolve()
     ignores = _ancestor_ignores(absolute.parent) + [i for i in [GitIgnore.load(absolute.parent)] if i]
-    return _ignored(ignores, absolute, False)
+    candidates = [(absolute, False)] + [(folder, True) for folder in absolute.parents]
+    return any(
+        _ignored([i for i in ignores if i.base in candidate.parents], candidate, is_dir) for candidate, is_dir in candidates
+    )
 
 
 def _add(files: List[Path], seen: Set[Path], path: Path) -> None:
@@ -158,11 +162,16 @@ def _add(files: List[Path], seen: Set[Path], path: Path) -> None:
 
 
 def _walk(start: Path, shown: Path, resolver: SettingsResolver, warnings: List[str]) -> Iterator[Path]:
-    """Depth-first, sorted, pruning excluded and ignored directories; never follows a symlink loop."""
+    """Depth-first, sorted, pruning excluded and ignored directories; never follows a symlink loop.
+
+    Symlinked directories are walked last, so a folder reachable both directly
+    and through a link is shown under its real path.
+    """
     visited: Set[Tuple[int, int]] = set()
     stack: List[Tuple[Path, Path, List[GitIgnore]]] = [(start, shown, _ancestor_ignores(start))]
-    while stack:
-        directory, display, ignores = stack.pop()
+    linked: List[Tuple[Path, Path, List[GitIgnore]]] = []
+    while stack or linked:
+        directory, display, ignores = stack.pop() if stack else linked.pop(0)
         try:
             info = directory.stat()
         except OSError as error:
@@ -190,7 +199,7 @@ def _walk(start: Path, shown: Path, resolver: SettingsResolver, warnings: List[s
                 continue
             if is_dir:
                 if not (path / "pyvenv.cfg").exists():
-                    subdirectories.append((path, display / entry.name, active))
+                    (linked if entry.is_symlink() else subdirectories).append((path, display / entry.name, active))
             elif entry.name.endswith(PYTHON_SUFFIXES):
                 yield display / entry.name
         stack.extend(reversed(subdirectories))

@@ -7,7 +7,7 @@ import inspect
 from typing import Optional
 
 from trainlint.diagnostics import Applicability, SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME
-from trainlint.registry import ENTRIES_BY_CODE, ENTRIES_BY_NAME, RULES, find_entry, load_rule
+from trainlint import registry
 
 SYNTAX_ERROR_DOC = """## What it does
 Reports a file that cannot be decoded (a wrong PEP 263 declaration, invalid
@@ -28,10 +28,10 @@ _FIX_AVAILABILITY = {
 def rule_markdown(code_or_name: str) -> Optional[str]:
     if code_or_name.upper() == SYNTAX_ERROR_CODE or code_or_name.lower() == SYNTAX_ERROR_NAME:
         return f"# {SYNTAX_ERROR_NAME} ({SYNTAX_ERROR_CODE})\n\n{SYNTAX_ERROR_DOC}"
-    entry = find_entry(code_or_name)
+    entry = registry.find_entry(code_or_name)
     if entry is None:
         return None
-    cls = load_rule(entry.code)
+    cls = registry.load_rule(entry.code)
     body = inspect.cleandoc(cls.__doc__ or "")
     options = ""
     if cls.options:
@@ -41,22 +41,22 @@ def rule_markdown(code_or_name: str) -> Optional[str]:
 
 
 def unknown_rule_message(code_or_name: str) -> str:
-    close = difflib.get_close_matches(code_or_name, list(ENTRIES_BY_CODE) + list(ENTRIES_BY_NAME), n=1)
+    close = difflib.get_close_matches(code_or_name, list(registry.ENTRIES_BY_CODE) + list(registry.ENTRIES_BY_NAME), n=1)
     hint = f"; did you mean `{close[0]}`?" if close else ""
     return f"Unknown rule `{code_or_name}`{hint} (see `trainlint rules`)"
 
 
 def summary(code: str) -> str:
     """The first paragraph under "What it does", on one line."""
-    doc = inspect.cleandoc(load_rule(code).__doc__ or "")
+    doc = inspect.cleandoc(registry.load_rule(code).__doc__ or "")
     body = doc.split("## What it does", 1)[-1].strip()
     return " ".join(body.split("\n\n", 1)[0].split())
 
 
 def rules_table() -> str:
     rows = [(SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, "none", "The file cannot be decoded or parsed.")]
-    for entry in RULES:
-        rows.append((entry.code, entry.name, load_rule(entry.code).fix.value, summary(entry.code)))
+    for entry in registry.RULES:
+        rows.append((entry.code, entry.name, registry.load_rule(entry.code).fix.value, summary(entry.code)))
     name_width = max(len(name) for _, name, _, _ in rows)
     header = f"{'code':<6} {'name':<{name_width}} {'fix':<6} summary"
     lines = [header] + [f"{code:<6} {name:<{name_width}} {fix:<6} {text}" for code, name, fix, text in rows]

@@ -10,17 +10,17 @@ PositionProvider costs more than the parse itself.
 
 from __future__ import annotations
 
-import difflib
 import traceback
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Dict, FrozenSet, List, Mapping, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from trainlint.diagnostics import Applicability, Diagnostic, Edit, FixSummary, Location, syntax_error
 from trainlint.registry import ENTRIES_BY_CODE
 from trainlint.suppression import is_suppressed, line_suppressions, skips_file
 
 MAX_FIX_PASSES = 10
+_ONLY_AST = 0x400  # ast.PyCF_ONLY_AST, without importing ast
 
 
 @dataclass(frozen=True)
@@ -62,27 +62,35 @@ def lint_source(text: str, path: str, settings: RuleSettings) -> LintResult:
         return LintResult([])
     codes = triggered_codes(text, settings.codes)
     if not codes:
-        return LintResult([])
+        # No rule needs the tree, but a syntax error must still be reported:
+        # CPython's own parser is ~10x cheaper than LibCST's and imports nothing.
+        if _python_syntax_error(text, path) is None:
+            return LintResult([])
     import libcst as cst
 
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
-        return LintResult([_syntax_error(text, path, error)])
+        return LintResult([_python_syntax_error(text, path) or _libcst_syntax_error(path, error)])
     except RecursionError:
         return LintResult([syntax_error(path, 1, 1, "The file is nested too deeply to parse")])
+    if not codes:  # CPython rejected what LibCST accepts (syntax newer than this interpreter)
+        return LintResult([])
     return _run_rules(module, text, path, codes, settings)
 
 
-def _syntax_error(text: str, path: str, error) -> Diagnostic:
-    """Prefer CPython's message and position ("'(' was never closed") to the LibCST parser's."""
+def _python_syntax_error(text: str, path: str) -> Optional[Diagnostic]:
+    """CPython's verdict, whose messages ("'(' was never closed") beat LibCST's."""
     try:
-        compile(text, path, "exec", dont_inherit=True, flags=0x400)  # ast.PyCF_ONLY_AST
-    except SyntaxError as python_error:
-        if python_error.lineno:
-            return syntax_error(path, python_error.lineno, python_error.offset or 1, f"SyntaxError: {python_error.msg}")
+        compile(text, path, "exec", flags=_ONLY_AST, dont_inherit=True)
+    except SyntaxError as error:
+        return syntax_error(path, error.lineno or 1, error.offset or 1, f"SyntaxError: {error.msg}")
     except (ValueError, RecursionError, MemoryError):
-        pass
+        return None
+    return None
+
+
+def _libcst_syntax_error(path: str, error) -> Diagnostic:
     return syntax_error(path, error.raw_line, error.raw_column + 1, " ".join(error.message.split()))
 
 
@@ -188,6 +196,8 @@ def _summarise_fix(module, text: str, fix) -> FixSummary:
 
 
 def _line_edits(before: str, after: str) -> List[Edit]:
+    import difflib
+
     old = before.splitlines(keepends=True)
     new = after.splitlines(keepends=True)
     edits = []
@@ -256,6 +266,8 @@ def _overlaps(a: Tuple, b: Tuple) -> bool:
 
 def unified_diff(before: str, after: str, relpath: str) -> str:
     """A diff ``git apply`` accepts: ``a/`` and ``b/`` headers on the relative path."""
+    import difflib
+
     lines = difflib.unified_diff(
         before.splitlines(keepends=True),
         after.splitlines(keepends=True),

@@ -28,7 +28,7 @@ class FileOutcome:
     diagnostics: List[Diagnostic] = field(default_factory=list)
     errors: List[str] = field(default_factory=list)
     applied: Counter = field(default_factory=Counter)
-    diff: str = ""
+    diff: bytes = b""  # in the file's own encoding, so that `git apply` matches its lines
     warnings: List[str] = field(default_factory=list)
 
 
@@ -70,18 +70,37 @@ def process_source(path: str, data: bytes, task: FileTask) -> Tuple[FileOutcome,
     outcome.diagnostics, outcome.errors, outcome.applied = fixed.remaining.diagnostics, fixed.errors, fixed.applied
     if fixed.text == source.text:
         return outcome, None
-    outcome.diff = unified_diff(source.text, fixed.text, path)
-    return outcome, source.encode(fixed.text)
+    try:
+        new_data = source.encode(fixed.text)
+    except UnicodeEncodeError as error:
+        outcome.errors.append(f"{path}: the fixed code cannot be written as {source.encoding} ({error.reason}); left as it is")
+        outcome.applied.clear()
+        return outcome, None
+    outcome.diff = _diff(source, fixed.text, path)
+    return outcome, new_data
+
+
+def _diff(source: SourceText, fixed_text: str, path: str) -> bytes:
+    """The unified diff encoded like the file itself, BOM included, so that it applies to the file's bytes."""
+    bom = "\ufeff" if source.encoding == "utf-8-sig" else ""
+    text = unified_diff(bom + source.text, bom + fixed_text, path)
+    return text.encode("utf-8" if bom else source.encoding, errors="replace")
 
 
 def process_file(task: FileTask) -> FileOutcome:
-    data, problem = _read(task.path)
-    if data is None:
-        return FileOutcome(task.path, errors=[problem])
-    outcome, new_data = process_source(task.path, data, task)
-    if new_data is not None and task.mode == "write":
-        _write_if_unchanged(task.path, data, new_data, outcome)
-    return outcome
+    """Check or fix one file; whatever goes wrong is reported for this file and the run goes on."""
+    try:
+        data, problem = _read(task.path)
+        if data is None:
+            return FileOutcome(task.path, errors=[problem])
+        outcome, new_data = process_source(task.path, data, task)
+        if new_data is not None and task.mode == "write":
+            _write_if_unchanged(task.path, data, new_data, outcome)
+        return outcome
+    except Exception as error:  # noqa: BLE001 - one file's crash must not end the run
+        return FileOutcome(
+            task.path, errors=[f"{task.path}: internal error: {type(error).__name__}: {error}; this is a trainlint bug"]
+        )
 
 
 def _write_if_unchanged(path: str, original: bytes, new_data: bytes, outcome: FileOutcome) -> None:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import fnmatch
-import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, FrozenSet, Optional, Tuple
@@ -61,12 +59,6 @@ class Settings:
         candidates = [absolute] + [p for p in absolute.parents if root in p.parents]
         return any(self.is_excluded(candidate) for candidate in candidates)
 
-    @property
-    def fingerprint(self) -> str:
-        """Identifies everything that can change a file's findings (for the cache)."""
-        state = [sorted(self.codes), self.options, [[p, sorted(c)] for p, c in self.per_file_ignores]]
-        return hashlib.sha256(json.dumps(state, sort_keys=True, default=str).encode()).hexdigest()[:16]
-
 
 def _glob_match(path: Path, root: Path, pattern: str) -> bool:
     """Ruff-like: a pattern without ``/`` matches a file or folder name, one with ``/`` the path under the root."""
@@ -80,16 +72,28 @@ def _glob_match(path: Path, root: Path, pattern: str) -> bool:
     return fnmatch.fnmatchcase(relative, pattern) or fnmatch.fnmatchcase(relative, pattern + "/*")
 
 
-def build_settings(config: Config, overrides: Overrides, cwd: Path) -> Settings:
+def _check_selectors(config: Config, overrides: Overrides) -> None:
+    """Expand every selector once with its exact origin, so an unknown one names the key and the file it is in."""
+    keyed = (("select", "select"), ("extend-select", "extend_select"), ("ignore", "ignore"))
+    for key, attribute in keyed:
+        if config.path is not None:
+            expand_selectors(getattr(config, attribute) or (), f"`{key}` of {config.path}")
+        expand_selectors(getattr(overrides, attribute) or (), f"`--{key}` on the command line")
+
+
+def build_settings(config: Config, overrides: Overrides, cwd: Path, pinned: bool = False) -> Settings:
+    """Layer the command line over ``config``. Patterns are relative to the configuration's folder, or,
+    for a file named with ``--config``, to the working directory (as with Ruff)."""
     try:
+        _check_selectors(config, overrides)
         codes = resolve_selection(
             [
-                (f"`select` of {config.origin}" if config.path else "the defaults", config.select, config.extend_select, config.ignore),
+                (str(config.path), config.select, config.extend_select, config.ignore),
                 ("the command line", overrides.select, overrides.extend_select, overrides.ignore),
             ]
         )
         per_file = tuple(
-            (pattern, expand_selectors(selectors, f"`per-file-ignores` of {config.origin}"))
+            (pattern, expand_selectors(selectors, f"`per-file-ignores` (\"{pattern}\") of {config.path}"))
             for pattern, selectors in config.per_file_ignores
         )
     except SelectorError as error:
@@ -99,7 +103,7 @@ def build_settings(config: Config, overrides: Overrides, cwd: Path) -> Settings:
     unsafe = overrides.unsafe_fixes if overrides.unsafe_fixes is not None else bool(config.unsafe_fixes)
     gitignore = overrides.respect_gitignore if overrides.respect_gitignore is not None else config.respect_gitignore
     return Settings(
-        root=config.root or cwd,
+        root=cwd if pinned or config.root is None else config.root,
         config_path=config.path,
         codes=codes,
         per_file_ignores=per_file,
@@ -120,7 +124,7 @@ class SettingsResolver:
     def __init__(self, overrides: Overrides, cwd: Path, config_file: Optional[Path] = None) -> None:
         self.overrides = overrides
         self.cwd = cwd
-        self._pinned = build_settings(load_config(config_file), overrides, cwd) if config_file else None
+        self._pinned = build_settings(load_config(config_file.resolve()), overrides, cwd, pinned=True) if config_file else None
         self._by_directory: Dict[Path, Settings] = {}
         self._default: Optional[Settings] = None
 

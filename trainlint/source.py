@@ -35,19 +35,31 @@ class SourceText:
 
 
 def decode(data: bytes) -> SourceText:
+    """Decode as CPython would, or raise :class:`DecodeError` saying where and why not."""
+    if b"\x00" in data:
+        raise DecodeError("The file contains null bytes; it does not look like Python source")
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as error:
-        raise DecodeError(str(error)) from None
+        message = str(error)
+        if message.startswith("encoding problem"):
+            raise DecodeError("The file starts with a UTF-8 BOM but declares another encoding") from None
+        if not message.startswith("invalid or missing encoding declaration"):
+            raise DecodeError(message[:1].upper() + message[1:]) from None  # "Unknown encoding: foo"
+        encoding = "utf-8"  # a bad byte on the first two lines: decoding below says where
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as error:
-        row = data.count(b"\n", 0, error.start) + 1
-        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
-        raise DecodeError(f"Cannot decode the file as {encoding}: {error.reason}", row, column) from None
-    if "\x00" in text:
-        raise DecodeError("The file contains null bytes; it does not look like Python source")
+        raise _undecodable(data, encoding, error) from None
     return SourceText(text, encoding)
+
+
+def _undecodable(data: bytes, encoding: str, error: UnicodeDecodeError) -> DecodeError:
+    """Where decoding failed, as a 1-based row and column (in bytes) of the first bad byte."""
+    row = data.count(b"\n", 0, error.start) + 1
+    column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+    hint = "" if encoding != "utf-8" else " (declare the encoding with a `# -*- coding: ... -*-` line)"
+    return DecodeError(f"Cannot decode the file as {encoding}: {error.reason}{hint}", row, column)
 
 
 def write_atomically(path: Path, data: bytes) -> None:

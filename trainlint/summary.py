@@ -10,7 +10,10 @@ from trainlint.diagnostics import Applicability, Diagnostic
 
 
 def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
+    """``1 finding``, ``2 findings``, ``2 unsafe fixes``."""
+    if count == 1:
+        return f"{count} {word}"
+    return f"{count} {word}{'es' if word.endswith(('x', 's')) else 's'}"
 
 
 def _hidden_unsafe(diagnostics: Sequence[Diagnostic], unsafe: bool) -> int:

@@ -16,18 +16,18 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def _position(d: Diagnostic) -> list:
+    """Columns only for a span on one line: GitHub rejects columns on a multi-line annotation (as Ruff does)."""
+    if d.location.row != d.end_location.row:
+        return [f"line={d.location.row}", f"endLine={d.end_location.row}"]
+    return [f"line={d.location.row}", f"col={d.location.column}", f"endLine={d.end_location.row}", f"endColumn={d.end_location.column}"]
+
+
 def render(diagnostics: Sequence[Diagnostic], context: ReportContext) -> str:
     lines = []
     for d in diagnostics:
         properties = ",".join(
-            [
-                f"title={_escape_property('trainlint (' + d.code + ')')}",
-                f"file={_escape_property(d.path)}",
-                f"line={d.location.row}",
-                f"col={d.location.column}",
-                f"endLine={d.end_location.row}",
-                f"endColumn={d.end_location.column}",
-            ]
+            [f"title={_escape_property('trainlint (' + d.code + ')')}", f"file={_escape_property(d.path)}", *_position(d)]
         )
         message = f"{d.path}:{d.location.row}:{d.location.column}: {d.code} {d.message}"
         lines.append(f"::error {properties}::{_escape_data(message)}\n")
