@@ -1,9 +1,186 @@
-"""TL301 unfiltered-batch-kwargs: placeholder until the rule is written."""
+"""TL301 unfiltered-batch-kwargs: ``model(**batch)`` with keys that ``forward`` does not take.
+
+The registry trigger is ``DataLoader``: every batch whose keys this rule can
+prove comes from a ``DataLoader`` built in the same module.
+"""
 
 from __future__ import annotations
 
-from trainlint.rule import Rule
+from typing import List, Optional
+
+import libcst as cst
+
+from trainlint.analysis.batch_keys import BatchKeys, ForwardSignature, KeyMap, KeyOrigin
+from trainlint.diagnostics import Applicability
+from trainlint.rule import CstFix, Import, Rule
+
+FILTER_HELPER = '''\
+@functools.lru_cache(maxsize=None)
+def _forward_parameters(model_class):
+    """The keyword parameters of ``model_class.forward``, or None when it takes ``**kwargs``."""
+    parameters = list(inspect.signature(model_class.forward).parameters.values())[1:]  # drop ``self``
+    if any(parameter.kind is parameter.VAR_KEYWORD for parameter in parameters):
+        return None
+    keyword_kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return frozenset(parameter.name for parameter in parameters if parameter.kind in keyword_kinds)
+
+
+def _forward_kwargs(model, batch):
+    """The items of ``batch`` that ``model.forward`` accepts.
+
+    A ``label`` key goes in as ``labels`` when forward takes ``labels`` but not ``label``.
+    """
+    accepted = _forward_parameters(type(model))
+    if accepted is None:
+        return batch
+    kwargs = {key: value for key, value in batch.items() if key in accepted}
+    if "label" in batch and "labels" in accepted and "label" not in accepted:
+        kwargs.setdefault("labels", batch["label"])
+    return kwargs
+'''
+HELPER_NAME = "_forward_kwargs"
 
 
 class UnfilteredBatchKwargs(Rule):
-    """Not yet implemented."""
+    """## What it does
+    Finds `model(**batch)` where the module itself shows that the batch carries a
+    key the model's `forward` does not take.
+
+    The evidence is one of: a Dataset defined in the module whose
+    `__getitem__` adds `idx`, raw text or a path (kept by the default collate or by
+    a collate that copies every key), a model class defined in the module whose
+    `forward` lacks a key the batch provably carries, or a `load_dataset(...)`
+    column read by the tokenizer and never removed. The batch may come from a
+    loader loop (also `enumerate(loader)` and `next(iter(loader))`), from
+    `{k: v.to(device) for k, v in batch.items()}`, from a helper in the module that
+    moves every key, or as the `batch` parameter of a per-step method called from
+    such a loop.
+
+    It stays silent without that evidence: tokenizer outputs, batches from a
+    library collator, data filtered upstream (`map(..., remove_columns=...)`,
+    `set_format(columns=...)`), dict comprehensions with an `if`, keys removed with
+    `batch.pop(...)`, and calls of anything that is not model-like
+    (`factory(**options)`).
+
+    ## Why is this bad
+    Python passes every key as a keyword argument, so training dies on the first
+    step with `TypeError: forward() got an unexpected keyword argument 'idx'`,
+    after the data set, the model and often a GPU were set up. With Hugging Face
+    models the same happens for raw text columns, for `label` (the model takes
+    `labels`) and for `token_type_ids` on models that have none.
+
+    ## Example
+    ```python
+    class Sentences(Dataset):
+        def __getitem__(self, index):
+            return {"input_ids": self.ids[index], "labels": self.labels[index], "idx": index}
+
+    for batch in DataLoader(Sentences(), batch_size=16):
+        loss = model(**batch).loss
+    ```
+
+    ## Use instead
+    Pass only what `forward` declares, as Hugging Face's Trainer does with
+    `remove_unused_columns`:
+    ```python
+    for batch in DataLoader(Sentences(), batch_size=16):
+        loss = model(**_forward_kwargs(model, batch)).loss
+    ```
+    where `_forward_kwargs` (inserted once per module by the fix, standard library
+    only) keeps the keys of `inspect.signature(type(model).forward)`, read once per
+    model class, keeps every key when `forward` takes `**kwargs`, and passes a
+    `label` key as `labels` when `forward` takes `labels` but not `label`.
+
+    ## Fix safety
+    Unsafe: it changes which keys reach the model. Keys that `forward` does not
+    declare are dropped instead of raising, and `label` is renamed to `labels`
+    when only `labels` is accepted, so the loss is computed rather than silently
+    skipped. A model wrapped in something whose `forward` takes `**kwargs`
+    (DistributedDataParallel, `torch.compile`) still receives every key.
+
+    ## Evidence
+    `fixtures/TL301_unfiltered_batch_kwargs/` (five bad cases with their fixed
+    snapshots, and one ok case per silent shape above) and
+    `tests/test_runtime_TL301.py`: every bad fixture raises the `TypeError` naming
+    its extra key, and its fixed snapshot trains with per-step losses equal to
+    `reference_trainer.run("text")` for the same seed.
+    """
+
+    fix = Applicability.UNSAFE
+
+    def visit_Call(self, node: cst.Call) -> None:
+        batch_argument = next((argument for argument in node.args if argument.star == "**"), None)
+        if batch_argument is None:
+            return
+        model = _model_of(node.func)
+        analysis = self.facts.fact(BatchKeys)
+        if model is None or not analysis.is_model_like(model):
+            return
+        keys = analysis.keys(batch_argument.value)
+        if not keys:
+            return
+        signature = analysis.forward_signature(model)
+        extra = _extra_keys(keys, signature)
+        if extra:
+            message = self._message(node, batch_argument, keys, extra, signature)
+            self.report(node, message, fix=_filter_fix(model, batch_argument))
+
+    def _message(
+        self, call: cst.Call, batch: cst.Arg, keys: KeyMap, extra: List[str], signature: Optional[ForwardSignature]
+    ) -> str:
+        batch_code = self.facts.code(batch.value)
+        if len(batch_code) > 30 or "\n" in batch_code:
+            batch_code = "..."
+        shown = f"{self.facts.code(call.func)}(**{batch_code})"
+        described = ", ".join(_describe(key, keys[key]) for key in extra)
+        forward = f"{signature.owner}.forward()" if signature is not None else "forward()"
+        message = f"`{shown}` passes every batch key to {forward}, which does not take {described}: TypeError on the first step"
+        return message + _label_note(keys, signature)
+
+
+def _model_of(func: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """The model in ``model(...)`` and in ``model.forward(...)``; None for anything but a dotted name."""
+    if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+        func = func.value
+    return func if isinstance(func, (cst.Name, cst.Attribute)) else None
+
+
+def _extra_keys(keys: KeyMap, signature: Optional[ForwardSignature]) -> List[str]:
+    """Keys ``forward`` rejects: missing from its known signature, or no model input at all (an index, a string)."""
+    if signature is None:
+        return [key for key, origin in keys.items() if origin.not_a_model_input]
+    return [
+        key
+        for key, origin in keys.items()
+        if signature.rejects(key) or (origin.not_a_model_input and not signature.accepts(key))
+    ]
+
+
+def _describe(key: str, origin: KeyOrigin) -> str:
+    reason = f"{origin.not_a_model_input}, " if origin.not_a_model_input else ""
+    return f"'{key}' ({reason}from {origin.where})"
+
+
+def _label_note(keys: KeyMap, signature: Optional[ForwardSignature]) -> str:
+    """Say that ``label`` reaches the model as ``labels``: filtering must not silently drop the labels."""
+    if "label" not in keys or "labels" in keys:
+        return ""
+    if signature is None:
+        return "; the fix passes 'label' as 'labels' when forward() takes 'labels'"
+    if "labels" in signature.names and "label" not in signature.names:
+        return "; forward() takes 'labels': the fix passes 'label' as 'labels'"
+    return ""
+
+
+def _filter_fix(model: cst.BaseExpression, batch: cst.Arg) -> CstFix:
+    filtered = cst.Call(
+        func=cst.Name(HELPER_NAME),
+        args=[cst.Arg(model.deep_clone(), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), cst.Arg(batch.value)],
+    )
+    return CstFix(
+        message=f"Pass only the keys forward() accepts (`{HELPER_NAME}`)",
+        applicability=Applicability.UNSAFE,
+        replacements={batch: batch.with_changes(value=filtered)},
+        imports=(Import("functools"), Import("inspect")),
+        helpers=(FILTER_HELPER,),
+    )
