@@ -52,10 +52,10 @@ class TrainingLoops:
 
     def __init__(self, facts: "ModuleFacts") -> None:
         self.facts = facts
-        self.loader_names = self._names_bound_to_loaders()
-        self.loops: List[LoaderLoop] = []
-        collector = _ForCollector()
+        collector = _LoopsAndAssignments()
         facts.module.visit(collector)
+        self.loader_names = self._names_bound_to_loaders(collector.assignments)
+        self.loops: List[LoaderLoop] = []
         for loop in collector.loops:
             iterable, enumerated = _unwrap_iterable(facts, loop.iter)
             if not self.is_loader(iterable):
@@ -66,11 +66,9 @@ class TrainingLoops:
             self.loops.append(LoaderLoop(loop, iterable, batch, _steps_optimizer(loop.body)))
         self._by_node: Dict[cst.For, LoaderLoop] = {loop.node: loop for loop in self.loops}
 
-    def _names_bound_to_loaders(self) -> FrozenSet[str]:
-        collector = _AssignmentCollector()
-        self.facts.module.visit(collector)
+    def _names_bound_to_loaders(self, assignments) -> FrozenSet[str]:
         names: Set[str] = set()
-        for target, value in collector.assignments:
+        for target, value in assignments:
             if isinstance(value, cst.Call):
                 callee = self.facts.qualified_name(value.func) or dotted(value.func) or ""
                 if callee.endswith(LOADER_FACTORIES):
@@ -131,15 +129,6 @@ def _steps_optimizer(body: cst.BaseSuite) -> bool:
     return False
 
 
-class _ForCollector(cst.CSTVisitor):
-    def __init__(self) -> None:
-        super().__init__()
-        self.loops: List[cst.For] = []
-
-    def visit_For(self, node: cst.For) -> None:
-        self.loops.append(node)
-
-
 class _CallCollector(cst.CSTVisitor):
     def __init__(self) -> None:
         super().__init__()
@@ -149,10 +138,16 @@ class _CallCollector(cst.CSTVisitor):
         self.calls.append(node)
 
 
-class _AssignmentCollector(cst.CSTVisitor):
+class _LoopsAndAssignments(cst.CSTVisitor):
+    """One walk collecting every ``for`` loop and every assignment."""
+
     def __init__(self) -> None:
         super().__init__()
+        self.loops: List[cst.For] = []
         self.assignments: List[Tuple[cst.BaseExpression, cst.BaseExpression]] = []
+
+    def visit_For(self, node: cst.For) -> None:
+        self.loops.append(node)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
