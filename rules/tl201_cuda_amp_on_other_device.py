@@ -1,9 +1,485 @@
-"""TL201 cuda-amp-on-other-device: placeholder until the rule is written."""
+"""TL201 cuda-amp-on-other-device: CUDA-only AMP in code that can run on MPS or the CPU."""
 
 from __future__ import annotations
 
-from trainlint.rule import Rule
+import functools
+from dataclasses import dataclass
+from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
+
+import libcst as cst
+
+from trainlint.analysis import dotted
+from trainlint.analysis.devices_in_use import (
+    CUDA_DEVICE,
+    CudaOnlyRegions,
+    DeviceInScope,
+    DeviceKind,
+    DeviceScopes,
+    DevicesInUse,
+    is_false_constant,
+    string_value,
+)
+from trainlint.diagnostics import Applicability
+from trainlint.rule import CstFix, Import, Rule
+
+
+@dataclass(frozen=True)
+class AmpApi:
+    """One AMP entry point: which family, whether it is the CUDA-only ``torch.cuda.amp`` one, its parameters."""
+
+    family: str  # "autocast" or "GradScaler"
+    cuda_only: bool  # torch.cuda.amp.*: no device parameter, CUDA or nothing
+    parameters: Tuple[str, ...]  # in positional order
+
+    @property
+    def device_parameter(self) -> str:
+        return "device_type" if self.family == "autocast" else "device"
+
+
+_SCALER_OPTIONS = ("init_scale", "growth_factor", "backoff_factor", "growth_interval", "enabled")
+_CUDA_AUTOCAST = AmpApi("autocast", True, ("enabled", "dtype", "cache_enabled"))
+_CUDA_SCALER = AmpApi("GradScaler", True, _SCALER_OPTIONS)
+_AUTOCAST = AmpApi("autocast", False, ("device_type", "dtype", "enabled", "cache_enabled"))
+_SCALER = AmpApi("GradScaler", False, ("device", *_SCALER_OPTIONS))
+AMP_APIS: Dict[str, AmpApi] = {
+    "torch.cuda.amp.autocast": _CUDA_AUTOCAST,
+    "torch.cuda.amp.autocast_mode.autocast": _CUDA_AUTOCAST,
+    "torch.cuda.amp.GradScaler": _CUDA_SCALER,
+    "torch.cuda.amp.grad_scaler.GradScaler": _CUDA_SCALER,
+    "torch.autocast": _AUTOCAST,
+    "torch.amp.autocast": _AUTOCAST,
+    "torch.amp.autocast_mode.autocast": _AUTOCAST,
+    "torch.GradScaler": _SCALER,
+    "torch.amp.GradScaler": _SCALER,
+    "torch.amp.grad_scaler.GradScaler": _SCALER,
+}
+# Errors a compatibility shim catches when the newer torch.amp API is missing.
+COMPAT_ERRORS = frozenset({"AttributeError", "TypeError", "ImportError", "ModuleNotFoundError", "NameError"})
+SNIFF_MESSAGE = (
+    'This device-type test maps MPS (and every other non-CUDA device) to "cpu", so autocast never runs on MPS'
+)
+_NO_SPACE = cst.SimpleWhitespace("")
+_KEYWORD_EQUAL = cst.AssignEqual(whitespace_before=_NO_SPACE, whitespace_after=_NO_SPACE)
+
+Arguments = Dict[str, cst.Arg]  # parameter name -> the argument passing it, in call order
 
 
 class CudaAmpOnOtherDevice(Rule):
-    """Not yet implemented."""
+    """## What it does
+    Finds CUDA-only mixed precision (`torch.cuda.amp`, or autocast/GradScaler
+    hard-wired to "cuda") in code that can run on MPS or the CPU.
+
+    It reports `torch.cuda.amp.autocast` / `torch.cuda.amp.GradScaler` (under
+    any import spelling), `torch.autocast("cuda")`,
+    `torch.amp.autocast(device_type="cuda")`, `torch.amp.GradScaler("cuda")`
+    (or with no device: it defaults to CUDA), and a device type sniffed as
+    `"cuda" if "cuda" in device else "cpu"` that feeds autocast. "Can run on
+    MPS or the CPU" means the module names such a device (`"mps"`,
+    `torch.backends.mps`, `"cuda" if ... else "cpu"`, `def main(device="cpu")`,
+    a `--device` option mentioning cpu/mps), or takes its device at run time
+    (a `device` parameter) without pinning itself to CUDA.
+
+    It stays silent where CUDA-only AMP is deliberate: a device-aware
+    `torch.autocast(device_type=device.type)`; an `enabled=` that can only be
+    true on CUDA, directly (`enabled=device.type == "cuda"`) or through a
+    same-module variable (`use_amp = amp and torch.cuda.is_available()`, or
+    set to False under `if device.type != "cuda":`) or helper that checks the
+    device (`check_amp(model)` returning False on cpu/mps; an imported
+    `check_amp` is trusted by its name); code under `if device.type ==
+    "cuda":`, `if torch.cuda.is_available():`, after `if not
+    torch.cuda.is_available(): raise ...`, or in a test skipped without CUDA;
+    CUDA-only modules (`assert torch.cuda.is_available()`,
+    `torch.cuda.set_device`, NCCL, `f"cuda:{rank}"`, never naming another
+    device; `map_location="cpu"` and `x.to("cpu")` do not count as naming
+    one); and version-gated fallbacks (`torch.amp.GradScaler(...) if
+    TORCH_2_4 else torch.cuda.amp.GradScaler()`, `try: ... except
+    (AttributeError, TypeError): ...`, `try: from torch.amp import GradScaler`
+    / `except ImportError: from torch.cuda.amp import GradScaler`).
+
+    ## Why is this bad
+    On MPS or the CPU these calls warn ("CUDA is not available ... Disabling
+    autocast", "GradScaler is enabled, but CUDA is not available.
+    Disabling.") and turn themselves off: the "mixed precision" run silently
+    trains in fp32. A string sniff that maps every non-CUDA device to "cpu"
+    does the same without even a warning. And a `GradScaler` must never be
+    enabled on MPS: its `unscale_` calls `.double()`, which MPS rejects
+    (pytorch/pytorch#142397).
+
+    ## Example
+    ```python
+    from torch.cuda.amp import GradScaler, autocast
+
+    device = torch.device("mps" if torch.backends.mps.is_available() else "cpu")
+    scaler = GradScaler(enabled=config.mixed_precision)
+    with autocast(enabled=config.mixed_precision):
+        loss = loss_fn(model(x), y)
+    ```
+
+    ## Use instead
+    ```python
+    device = torch.device("mps" if torch.backends.mps.is_available() else "cpu")
+    scaler = torch.amp.GradScaler(device.type, enabled=config.mixed_precision and device.type == "cuda")
+    with torch.amp.autocast(device_type=device.type, enabled=config.mixed_precision and device.type != "cpu"):
+        loss = loss_fn(model(x), y)
+    ```
+
+    ## Fix safety
+    Safe where a device expression is in scope (`device`, `self.device`,
+    `args.device`, a module-level `DEVICE`): autocast gets
+    `device_type=<device type>`, every other argument kept, and is enabled
+    off the CPU only, as the original effectively was (on the CPU it disabled
+    itself; CPU autocast would switch to bfloat16); the scaler gets the device
+    type and is enabled on CUDA only. The device type is `device.type` for a
+    `torch.device`, the string itself for a plain `"mps"`/`"cpu"` string, and
+    `torch.device(device).type` when it may be either. On CUDA the code runs
+    exactly as before; on MPS autocast now really runs. A now-unused
+    `from torch.cuda.amp import ...` is dropped and `import torch` added if
+    needed. A sniffed device type becomes `torch.device(device).type`.
+
+    With no device in scope the fix is unsafe:
+    `torch.amp.autocast("cuda", enabled=torch.cuda.is_available())` silences
+    the warnings but keeps AMP off on MPS; pass the device in instead.
+
+    ## Evidence
+    `fixtures/TL201_cuda_amp_on_other_device/` (bad cases with fixed
+    snapshots, ok traps for each guard above); `tests/test_runtime_TL201.py`
+    runs every bad case and its fix on the CPU: the bad one emits the
+    "CUDA is not available" warnings, the fixed one emits no AMP warning and
+    its per-step losses equal `reference_trainer.run(...)`'s.
+    """
+
+    fix = Applicability.SAFE
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._sniffs: List[cst.IfExp] = []
+        self._autocast_device_names: Set[str] = set()
+
+    # -- torch.cuda.amp and hard-wired "cuda" ----------------------------------------
+
+    def visit_Call(self, node: cst.Call) -> None:
+        found = self._amp_call(node)
+        if found is None:
+            return
+        api, arguments = found
+        device_argument = arguments.get(api.device_parameter)
+        if api.family == "autocast" and device_argument is not None:
+            self._note_autocast_device(device_argument.value)
+        if not self._hard_wired(api, device_argument) or self._deliberately_cuda(node, api, arguments):
+            return
+        self.report(node, _message(api), fix=self._amp_fix(node, api, arguments))
+
+    def _amp_call(self, node: cst.Call) -> Optional[Tuple[AmpApi, Arguments]]:
+        name = self.facts.qualified_name(node.func)
+        api = AMP_APIS.get(name or "")
+        head = (dotted(node.func) or "").split(".")[0]
+        if api is None or head in self._ambiguous_imports:
+            return None
+        arguments = _bind(node, api.parameters)
+        return None if arguments is None else (api, arguments)
+
+    @staticmethod
+    def _hard_wired(api: AmpApi, device_argument: Optional[cst.Arg]) -> bool:
+        if api.cuda_only:
+            return True
+        if device_argument is None:
+            return api.family == "GradScaler"  # torch.amp.GradScaler() defaults to "cuda"
+        return bool(CUDA_DEVICE.match(string_value(device_argument.value) or ""))
+
+    def _deliberately_cuda(self, node: cst.Call, api: AmpApi, arguments: Arguments) -> bool:
+        """CUDA-only on purpose: the module or this code path only runs on CUDA, or it is a compat shim."""
+        if not self.facts.fact(DevicesInUse).can_run_off_cuda:
+            return True
+        regions = self.facts.fact(CudaOnlyRegions)
+        enabled = arguments.get("enabled")
+        if enabled is not None and (is_false_constant(enabled.value) or regions.ties_to_cuda(enabled.value)):
+            return True
+        return regions.runs_only_on_cuda(node) or self._is_compat_fallback(node, api)
+
+    def _is_compat_fallback(self, node: cst.Call, api: AmpApi) -> bool:
+        """One branch of an ``if``/``try`` offering the other AMP API: a shim for older or newer torch."""
+        child = node
+        for ancestor in self.facts.ancestors(node):
+            if isinstance(ancestor, (cst.If, cst.IfExp)) and (child is ancestor.body or child is ancestor.orelse):
+                other = ancestor.orelse if child is ancestor.body else ancestor.body
+                if other is not None and self._uses_amp(other, cuda_only=not api.cuda_only):
+                    return True
+            if isinstance(ancestor, cst.Try) and _catches_compat_errors(ancestor):
+                if self._uses_amp(ancestor, cuda_only=not api.cuda_only):
+                    return True
+            child = ancestor
+        return False
+
+    def _uses_amp(self, tree: cst.CSTNode, cuda_only: bool) -> bool:
+        for call in _calls_in(tree):
+            api = AMP_APIS.get(self.facts.qualified_name(call.func) or "")
+            if api is not None and api.cuda_only == cuda_only:
+                return True
+        return False
+
+    @functools.cached_property
+    def _ambiguous_imports(self) -> FrozenSet[str]:
+        """Names imported from two places: ``try: from torch.amp import GradScaler``,
+        ``except ImportError: from torch.cuda.amp import GradScaler``."""
+        collector = _FromImports()
+        self.facts.module.visit(collector)
+        return frozenset(name for name, sources in collector.sources.items() if len(sources) > 1)
+
+    # -- the fix ------------------------------------------------------------------
+
+    def _amp_fix(self, node: cst.Call, api: AmpApi, arguments: Arguments) -> CstFix:
+        torch = self.facts.torch_name()
+        device = self.facts.fact(DeviceScopes).device_in_scope(node)
+        device_type, gate = self._device_type_and_gate(api, device)
+        enabled = _both(arguments["enabled"].value, gate) if "enabled" in arguments else gate
+        keyword_device = api.family == "autocast" and device is not None
+        new_call = node.with_changes(
+            func=cst.parse_expression(f"{torch}.amp.{api.family}") if api.cuda_only else node.func,
+            args=_rewritten_arguments(node, api, arguments, device_type, enabled, keyword_device),
+        )
+        uses_torch = api.cuda_only or device is None or device.kind is DeviceKind.UNKNOWN
+        return CstFix(
+            message=_fix_message(api, device),
+            applicability=Applicability.SAFE if device is not None else Applicability.UNSAFE,
+            replacements={node: new_call},
+            imports=self._torch_import(uses_torch),
+            unused_imports=self._import_of(node.func) if api.cuda_only else (),
+        )
+
+    def _device_type_and_gate(
+        self, api: AmpApi, device: Optional[DeviceInScope]
+    ) -> Tuple[cst.BaseExpression, cst.BaseExpression]:
+        """The device type to pass, and the condition for ``enabled``.
+
+        Autocast runs off the CPU only (the original was a no-op there), the
+        scaler on CUDA only (never on MPS). With no device known: "cuda", and
+        only where CUDA is available.
+        """
+        torch = self.facts.torch_name()
+        if device is None:
+            return self._string("cuda"), cst.parse_expression(f"{torch}.cuda.is_available()")
+        operator, kind = (cst.NotEqual(), "cpu") if api.family == "autocast" else (cst.Equal(), "cuda")
+        comparison = cst.ComparisonTarget(operator=operator, comparator=self._string(kind))
+        gate = cst.Comparison(left=device.type_expression(torch), comparisons=[comparison])
+        return device.type_expression(torch), gate
+
+    def _torch_import(self, needed: bool) -> Tuple[Import, ...]:
+        """``import torch`` when the fix spells ``torch`` and the module has no alias for it."""
+        return (Import("torch"),) if needed and self.facts.torch_name() == "torch" else ()
+
+    def _import_of(self, func: cst.BaseExpression) -> Tuple[Import, ...]:
+        """The ``from torch.cuda.amp import autocast`` (or ``from torch.cuda import amp``) behind ``func``."""
+        head = (dotted(func) or "").split(".")[0]
+        module, _, name = self.facts.imports.bindings.get(head, "").rpartition(".")
+        return (Import(module, name),) if module else ()
+
+    def _string(self, value: str) -> cst.SimpleString:
+        """A string literal in the module's prevailing quote style."""
+        quote = "'" if self.facts.text.count("'") > self.facts.text.count('"') else '"'
+        return cst.SimpleString(f"{quote}{value}{quote}")
+
+    # -- device types sniffed from strings ------------------------------------------
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        """Collect ``"cuda" if <on CUDA> else "cpu"`` (and its mirror image)."""
+        on_cuda_branch = _sniff_branches(node)
+        if on_cuda_branch is None:
+            return
+        if self.facts.fact(CudaOnlyRegions).cuda_condition(node.test) is on_cuda_branch:
+            self._sniffs.append(node)
+
+    def _note_autocast_device(self, value: cst.BaseExpression) -> None:
+        name = dotted(value)
+        if name is not None:
+            self._autocast_device_names.add(name)
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        """Report the sniffs that feed an autocast device type (known only once every call was seen)."""
+        for sniff in self._sniffs:
+            if self._feeds_autocast(sniff) and self._maps_other_devices_to_cpu(sniff):
+                self.report(sniff, SNIFF_MESSAGE, fix=self._sniff_fix(sniff))
+
+    def _feeds_autocast(self, sniff: cst.IfExp) -> bool:
+        parent = self.facts.parent(sniff)
+        if isinstance(parent, cst.Arg):
+            call = self.facts.parent(parent)
+            found = self._amp_call(call) if isinstance(call, cst.Call) else None
+            return found is not None and found[0].family == "autocast" and found[1].get("device_type") is parent
+        if isinstance(parent, (cst.Assign, cst.AnnAssign)):
+            targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
+            return any(dotted(t) in self._autocast_device_names for t in targets)
+        return False
+
+    def _maps_other_devices_to_cpu(self, sniff: cst.IfExp) -> bool:
+        """The sniffed device can be something other than CUDA or the CPU (MPS): it would become "cpu"."""
+        inspected = _inspected_device(sniff)
+        if inspected is None:  # torch.cuda.is_available(): wrong only where MPS is an option
+            return self.facts.fact(DevicesInUse).mentions_mps
+        values = self.facts.fact(DevicesInUse).literal_values(inspected)
+        return values is None or any(not (CUDA_DEVICE.match(v) or v == "cpu") for v in values)
+
+    def _sniff_fix(self, sniff: cst.IfExp) -> Optional[CstFix]:
+        inspected = _inspected_device(sniff)
+        if isinstance(inspected, cst.Attribute) and inspected.attr.value == "type":
+            device: Optional[DeviceInScope] = DeviceInScope(inspected.value, DeviceKind.TORCH_DEVICE)
+        elif inspected is not None:
+            device = DeviceInScope(inspected, DeviceKind.UNKNOWN)
+        else:
+            device = self.facts.fact(DeviceScopes).device_in_scope(sniff)
+        if device is None:
+            return None
+        return CstFix(
+            message="Take the device type from the device itself",
+            applicability=Applicability.SAFE,
+            replacements={sniff: device.type_expression(self.facts.torch_name())},
+            imports=self._torch_import(device.kind is DeviceKind.UNKNOWN),
+        )
+
+
+def _message(api: AmpApi) -> str:
+    off = "warns and turns itself off" if api.family == "autocast" else "warns and disables itself"
+    if api.cuda_only:
+        where = "where this code runs on MPS or the CPU"
+        return f"`torch.cuda.amp.{api.family}` is CUDA-only: {where} it {off}, so AMP silently does nothing"
+    return f'{api.family} is hard-wired to "cuda" in code that can run on MPS or the CPU, where it {off}'
+
+
+def _fix_message(api: AmpApi, device: Optional[DeviceInScope]) -> str:
+    if device is None:
+        unsafe = f'torch.amp.{api.family}("cuda", enabled=torch.cuda.is_available())'
+        return f"Use `{unsafe}`; pass a device to make AMP work on MPS"
+    if api.family == "autocast":
+        return "Use `torch.amp.autocast` with the device's type, enabled off the CPU"
+    return "Use `torch.amp.GradScaler` with the device's type, enabled on CUDA only"
+
+
+def _bind(call: cst.Call, parameters: Tuple[str, ...]) -> Optional[Arguments]:
+    """Map each argument to its parameter; None for ``*args``/``**kwargs`` or arguments the API lacks."""
+    bound: Arguments = {}
+    positional = iter(parameters)
+    for arg in call.args:
+        if arg.star:
+            return None
+        name = arg.keyword.value if arg.keyword is not None else next(positional, None)
+        if name is None or name not in parameters or name in bound:
+            return None
+        bound[name] = arg
+    return bound
+
+
+def _rewritten_arguments(
+    call: cst.Call,
+    api: AmpApi,
+    arguments: Arguments,
+    device_type: cst.BaseExpression,
+    enabled: cst.BaseExpression,
+    keyword_device: bool,
+) -> List[cst.Arg]:
+    """The call's arguments with the device type and ``enabled`` set, every other argument kept.
+
+    ``torch.cuda.amp`` arguments become keywords: ``torch.amp`` orders its
+    parameters differently.
+    """
+    new: List[cst.Arg] = []
+    for name, arg in arguments.items():
+        if name == api.device_parameter:
+            arg = arg.with_changes(value=device_type)
+        elif name == "enabled":
+            arg = arg.with_changes(value=enabled)
+        if api.cuda_only and arg.keyword is None:
+            arg = arg.with_changes(keyword=cst.Name(name), equal=_KEYWORD_EQUAL)
+        new.append(arg)
+    if api.device_parameter not in arguments:
+        keyword = cst.Name(api.device_parameter) if keyword_device else None
+        equal = _KEYWORD_EQUAL if keyword else cst.MaybeSentinel.DEFAULT
+        first = cst.Arg(value=device_type, keyword=keyword, equal=equal)
+        if new and isinstance(call.whitespace_before_args, cst.ParenthesizedWhitespace):  # one argument per line
+            first = first.with_changes(comma=cst.Comma(whitespace_after=call.whitespace_before_args))
+        new.insert(0, first)
+    if "enabled" not in arguments:
+        _append_argument(call, new, cst.Arg(value=enabled, keyword=cst.Name("enabled"), equal=_KEYWORD_EQUAL))
+    return new
+
+
+def _append_argument(call: cst.Call, arguments: List[cst.Arg], new: cst.Arg) -> None:
+    """Append ``new``, moving a trailing comma (and the line break after it) to the new last argument."""
+    last = arguments[-1]
+    if isinstance(last.comma, cst.Comma) and isinstance(call.whitespace_before_args, cst.ParenthesizedWhitespace):
+        separator = last.comma.with_changes(whitespace_after=call.whitespace_before_args)
+        arguments[-1] = last.with_changes(comma=separator)
+        new = new.with_changes(comma=last.comma)
+    elif isinstance(last.comma, cst.Comma):
+        arguments[-1] = last.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    arguments.append(new)
+
+
+def _both(existing: cst.BaseExpression, gate: cst.BaseExpression) -> cst.BaseExpression:
+    """``existing and gate``; just ``gate`` when ``existing`` is ``True``."""
+    if isinstance(existing, cst.Name) and existing.value == "True":
+        return gate
+    binds_looser = isinstance(existing, (cst.IfExp, cst.Lambda, cst.NamedExpr)) or (
+        isinstance(existing, cst.BooleanOperation) and isinstance(existing.operator, cst.Or)
+    )
+    if binds_looser and not existing.lpar:
+        existing = existing.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.BooleanOperation(left=existing, operator=cst.And(), right=gate)
+
+
+def _catches_compat_errors(statement: cst.Try) -> bool:
+    for handler in statement.handlers:
+        kinds = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
+        names = {dotted(k.value if isinstance(k, cst.Element) else k) for k in kinds if k is not None}
+        if names & COMPAT_ERRORS:
+            return True
+    return False
+
+
+def _calls_in(tree: cst.CSTNode) -> Iterator[cst.Call]:
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call):
+            yield node
+        stack.extend(node.children)
+
+
+def _sniff_branches(node: cst.IfExp) -> Optional[bool]:
+    """For ``"cuda" if <test> else "cpu"``: True; for ``"cpu" if <test> else "cuda"``: False; else None."""
+    branches = (string_value(node.body), string_value(node.orelse))
+    if branches == ("cuda", "cpu"):
+        return True
+    return False if branches == ("cpu", "cuda") else None
+
+
+def _inspected_device(sniff: cst.IfExp) -> Optional[cst.BaseExpression]:
+    """The device value a sniff inspects (``device`` in ``"cuda" in device``); None for a global check."""
+    test = sniff.test
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test = test.expression
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        right = test.comparisons[0].comparator
+        inspected = right if string_value(test.left) is not None else test.left
+    elif isinstance(test, cst.Call) and isinstance(test.func, cst.Attribute) and test.func.attr.value == "startswith":
+        inspected = test.func.value
+    else:
+        return None
+    if isinstance(inspected, cst.Call) and dotted(inspected.func) == "str" and len(inspected.args) == 1:
+        inspected = inspected.args[0].value  # "cuda" in str(device)
+    return None if string_value(inspected) is not None else inspected
+
+
+class _FromImports(cst.CSTVisitor):
+    """Where each name bound by ``from ... import`` comes from (several places for a shim)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sources: Dict[str, Set[str]] = {}
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        module = dotted(node.module) if node.module is not None else None
+        if module is None or isinstance(node.names, cst.ImportStar):
+            return False
+        for alias in node.names:
+            local = alias.asname.name if alias.asname is not None else alias.name
+            if isinstance(local, cst.Name):
+                self.sources.setdefault(local.value, set()).add(f"{module}.{dotted(alias.name)}")
+        return False

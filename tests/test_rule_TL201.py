@@ -1,0 +1,352 @@
+"""TL201 beyond the fixtures: every import spelling, each guard against its unguarded twin, the fix's details.
+
+Each guard test pairs a guarded snippet (silent) with the same snippet minus
+the guard (reported), so a test fails if the guard stops being recognised
+*or* if the snippet would have been silent anyway.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import List
+
+import pytest
+
+from rules.tl201_cuda_amp_on_other_device import CudaAmpOnOtherDevice
+from trainlint.diagnostics import Applicability
+from trainlint.engine import RuleSettings, fix_source, lint_source
+
+SETTINGS = RuleSettings(codes=frozenset({"TL201"}))
+MPS_DEVICE = 'device = torch.device("mps" if torch.backends.mps.is_available() else "cpu")\n'
+
+
+def _source(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def findings(text: str) -> List[int]:
+    result = lint_source(_source(text), "example.py", SETTINGS)
+    assert not result.errors, result.errors
+    return [d.location.row for d in result.diagnostics]
+
+
+def fixed(text: str, unsafe: bool = True) -> str:
+    result = fix_source(_source(text), "example.py", SETTINGS, unsafe_fixes=unsafe)
+    assert not result.errors, result.errors
+    return result.text
+
+
+def only_fix(text: str):
+    (diagnostic,) = lint_source(_source(text), "example.py", SETTINGS).diagnostics
+    return diagnostic.fix
+
+
+# -- what is reported --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "imports, call",
+    [
+        ("import torch", "torch.cuda.amp.autocast()"),
+        ("import torch\nfrom torch.cuda import amp", "amp.autocast()"),
+        ("import torch\nfrom torch.cuda.amp import autocast as ac", "ac()"),
+        ("import torch\nimport torch.cuda.amp as amp", "amp.autocast()"),
+        ("import torch as th\nfrom torch.cuda.amp import GradScaler", "GradScaler()"),
+        ("import torch", 'torch.autocast("cuda")'),
+        ("import torch", 'torch.amp.autocast(device_type="cuda", dtype=torch.float16)'),
+        ("import torch\nfrom torch import autocast", 'autocast("cuda")'),
+        ("import torch", 'torch.amp.GradScaler("cuda")'),
+        ("import torch", "torch.amp.GradScaler()"),
+        ("import torch", "torch.GradScaler(enabled=True)"),
+    ],
+)
+def test_cuda_only_amp_is_reported_under_every_spelling(imports: str, call: str) -> None:
+    source = f"{imports}\n{MPS_DEVICE}x = {call}\n"
+    assert findings(source) == [len(source.splitlines())]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "torch.autocast(device_type=device.type)",
+        'torch.amp.autocast("cpu", dtype=torch.bfloat16)',
+        "torch.amp.GradScaler(device.type, enabled=device.type == 'cuda')",
+        "torch.cuda.amp.autocast(enabled=False)",
+        "torch.cuda.amp.autocast(*args)",
+        "torch.cuda.amp.GradScaler(**options)",
+        "torch.autocast()",
+        "torch.autocast(device_type=config.device_type)",
+        "torch.cuda.amp.autocast(unknown_option=1)",
+    ],
+)
+def test_device_aware_disabled_or_unreadable_amp_is_not_reported(call: str) -> None:
+    assert findings(f"import torch\n{MPS_DEVICE}x = {call}\n") == []
+
+
+@pytest.mark.parametrize(
+    "evidence, reported",
+    [
+        ("", False),  # nothing says it can run anywhere but CUDA
+        ('model.load_state_dict(torch.load(path, map_location="cpu"))\nout = out.to("cpu")\n', False),
+        ("def train(model, device):\n    pass\n", True),  # a device chosen by the caller
+        ('def train(model, device):\n    pass\ndist.init_process_group("nccl")\n', False),
+        ('def train(model, device):\n    pass\ntorch.cuda.set_device(rank)\n', False),
+        ('def train(model, device):\n    pass\nassert torch.cuda.is_available(), "needs a GPU"\n', False),
+        ('parser.add_argument("--device", default="cuda", help="cuda device, i.e. 0 or 0,1 or cpu")\n', True),
+        ('device = "cuda" if torch.cuda.is_available() else "cpu"\n', True),
+        ("if torch.backends.mps.is_available():\n    pass\n", True),
+    ],
+)
+def test_only_modules_that_can_run_off_cuda_are_reported(evidence: str, reported: bool) -> None:
+    source = f"import torch\n{evidence}scaler = torch.cuda.amp.GradScaler()\n"
+    assert bool(findings(source)) is reported
+
+
+# -- guards: silent with the guard, reported without it ------------------------------
+
+GUARDS = {
+    "enabled tied to CUDA": (
+        "scaler = torch.cuda.amp.GradScaler(enabled=amp and device.type == 'cuda')",
+        "scaler = torch.cuda.amp.GradScaler(enabled=amp)",
+    ),
+    "enabled by a conditional": (
+        "scaler = torch.cuda.amp.GradScaler(enabled=device.type == 'cuda' if amp else False)",
+        "scaler = torch.cuda.amp.GradScaler(enabled=True if amp else False)",
+    ),
+    "enabled via a variable checking CUDA": (
+        "use_amp = amp and torch.cuda.is_available()\nscaler = torch.cuda.amp.GradScaler(enabled=use_amp)",
+        "use_amp = amp and device.type != 'cpu'\nscaler = torch.cuda.amp.GradScaler(enabled=use_amp)",
+    ),
+    "enabled switched off off CUDA": (
+        "use_amp = amp\nif device.type != 'cuda':\n    use_amp = False\nscaler = torch.cuda.amp.GradScaler(enabled=use_amp)",
+        "use_amp = amp\nif device.type == 'cpu':\n    use_amp = False\nscaler = torch.cuda.amp.GradScaler(enabled=use_amp)",
+    ),
+    "enabled via a same-module helper": (
+        "def check_amp(model):\n    return next(model.parameters()).device.type not in ('cpu', 'mps')\n"
+        "scaler = torch.cuda.amp.GradScaler(enabled=check_amp(model))",
+        "def check_amp(model):\n    return True\nscaler = torch.cuda.amp.GradScaler(enabled=check_amp(model))",
+    ),
+    "enabled via an imported AMP check": (
+        "from utils.checks import check_amp\nscaler = torch.cuda.amp.GradScaler(enabled=check_amp(model))",
+        "from utils.checks import is_main_process\nscaler = torch.cuda.amp.GradScaler(enabled=is_main_process())",
+    ),
+    "CUDA branch": (
+        "if device.type == 'cuda':\n    scaler = torch.cuda.amp.GradScaler()",
+        "if device.type != 'cpu':\n    scaler = torch.cuda.amp.GradScaler()",
+    ),
+    "else of a non-CUDA branch": (
+        "if not torch.cuda.is_available():\n    scaler = None\nelse:\n    scaler = torch.cuda.amp.GradScaler()",
+        "if torch.cuda.is_available():\n    scaler = None\nelse:\n    scaler = torch.cuda.amp.GradScaler()",
+    ),
+    "conditional expression": (
+        "ctx = torch.autocast('cuda') if torch.cuda.is_available() else nullcontext()",
+        "ctx = torch.autocast('cuda') if amp else nullcontext()",
+    ),
+    "early return": (
+        "def ctx(device):\n    if device.type != 'cuda':\n        return nullcontext()\n    return torch.cuda.amp.autocast()",
+        "def ctx(device):\n    if device.type == 'cpu':\n        return nullcontext()\n    return torch.cuda.amp.autocast()",
+    ),
+    "raise requiring CUDA": (
+        "def train(device):\n    if device.type != 'cuda':\n        raise ValueError('AMP needs CUDA')\n"
+        "    return torch.cuda.amp.GradScaler()",
+        "def train(device):\n    if device.type == 'cpu':\n        raise ValueError('no AMP on the CPU')\n"
+        "    return torch.cuda.amp.GradScaler()",
+    ),
+    "skipped test": (
+        "@pytest.mark.skipif(not torch.cuda.is_available(), reason='needs CUDA')\n"
+        "def test_amp():\n    scaler = torch.cuda.amp.GradScaler()",
+        "@pytest.mark.skipif(sys.platform == 'win32', reason='slow')\ndef test_amp():\n    scaler = torch.cuda.amp.GradScaler()",
+    ),
+    "GPU-only test": (
+        "@require_torch_gpu\ndef test_amp():\n    scaler = torch.cuda.amp.GradScaler()",
+        "@require_torch\ndef test_amp():\n    scaler = torch.cuda.amp.GradScaler()",
+    ),
+    "version-gated conditional": (
+        "scaler = torch.amp.GradScaler('cuda') if TORCH_2_4 else torch.cuda.amp.GradScaler()",
+        "scaler = torch.cuda.amp.GradScaler() if TORCH_2_4 else None",
+    ),
+    "try/except fallback": (
+        "try:\n    ctx = torch.amp.autocast('cuda')\nexcept (AttributeError, TypeError):\n    ctx = torch.cuda.amp.autocast()",
+        "try:\n    ctx = torch.amp.autocast('cuda')\nexcept RuntimeError:\n    ctx = torch.cuda.amp.autocast()",
+    ),
+    "import shim": (
+        "try:\n    from torch.amp import GradScaler\nexcept ImportError:\n    from torch.cuda.amp import GradScaler\n"
+        "scaler = GradScaler()",
+        "from torch.cuda.amp import GradScaler\nscaler = GradScaler()",
+    ),
+}
+
+
+@pytest.mark.parametrize("guarded, unguarded", GUARDS.values(), ids=GUARDS.keys())
+def test_guard_silences_what_its_absence_reports(guarded: str, unguarded: str) -> None:
+    assert findings(f"import torch\n{MPS_DEVICE}{guarded}\n") == []
+    assert findings(f"import torch\n{MPS_DEVICE}{unguarded}\n") != []
+
+
+def test_a_cuda_check_that_only_picks_the_dtype_does_not_tie_the_scaler() -> None:
+    """nanoGPT: on MPS ``dtype`` is "float16", so this scaler is enabled there and turns itself off."""
+    source = f"""import torch
+{MPS_DEVICE}dtype = 'bfloat16' if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else 'float16'
+scaler = torch.cuda.amp.GradScaler(enabled=(dtype == 'float16'))
+"""
+    assert findings(source) == [4]
+
+
+@pytest.mark.parametrize(
+    "sniff, reported",
+    [
+        ("device_type = 'cuda' if 'cuda' in device else 'cpu'", True),  # device is a parameter
+        ("device_type = 'cuda' if str(device).startswith('cuda') else 'cpu'", True),
+        ("device_type = 'cpu' if 'cuda' not in device else 'cuda'", True),
+        ("device_type = 'cuda' if torch.cuda.is_available() else 'cpu'", False),  # no MPS anywhere
+        ("device_type = 'cuda' if 'cuda' in 'cuda:0' else 'cpu'", False),
+    ],
+)
+def test_a_sniffed_device_type_is_reported_when_it_can_hide_mps(sniff: str, reported: bool) -> None:
+    source = f"import torch\ndef train(device):\n    {sniff}\n    return torch.autocast(device_type=device_type)\n"
+    assert findings(source) == ([3] if reported else [])
+
+
+def test_a_sniff_that_feeds_no_autocast_is_not_reported() -> None:
+    source = "import torch\ndef train(device):\n    kind = 'cuda' if 'cuda' in device else 'cpu'\n    return torch.autocast('cpu')\n"
+    assert findings(source) == []
+
+
+# -- the fix -------------------------------------------------------------------------
+
+
+def test_without_a_device_in_scope_the_fix_is_unsafe_and_keeps_amp_off_off_cuda() -> None:
+    source = f"import torch\n{MPS_DEVICE.replace('device =', 'DEV =')}def forward(x):\n    with torch.cuda.amp.autocast(dtype=torch.bfloat16):\n        return x\n"
+    assert only_fix(source).applicability is Applicability.UNSAFE
+    assert fixed(source, unsafe=False) == _source(source)
+    assert "torch.amp.autocast('cuda', dtype=torch.bfloat16, enabled=torch.cuda.is_available())" not in fixed(source)
+    assert 'torch.amp.autocast("cuda", dtype=torch.bfloat16, enabled=torch.cuda.is_available())' in fixed(source)
+
+
+@pytest.mark.parametrize(
+    "binding, device_type",
+    [
+        ("device = torch.device(name)", "device.type"),
+        ('device = "mps" if torch.backends.mps.is_available() else "cpu"', "device"),
+        ("device = pick_device()", "device.type"),  # pick_device returns torch.device(...) on every path
+        ("device = args.device", "torch.device(device).type"),
+        ("device_type = torch.device(name).type", "device_type"),
+    ],
+)
+def test_the_device_type_is_spelled_for_what_the_device_holds(binding: str, device_type: str) -> None:
+    source = f"""
+        import torch
+        def pick_device():
+            return torch.device("mps") if torch.backends.mps.is_available() else torch.device("cpu")
+        def step(name, args):
+            {binding}
+            return torch.cuda.amp.GradScaler()
+    """
+    assert f'torch.amp.GradScaler({device_type}, enabled={device_type} == "cuda")' in fixed(source)
+    assert only_fix(source).applicability is Applicability.SAFE
+
+
+@pytest.mark.parametrize(
+    "function",
+    [
+        "def step(device=None):\n    return torch.cuda.amp.autocast()",  # may be None: not a device yet
+        "def step(device: Optional[str]):\n    return torch.cuda.amp.autocast()",
+        "def step(flag):\n    ctx = torch.cuda.amp.autocast()\n    device = 'cpu'\n    return ctx",  # assigned after
+        "def step(flag):\n    if flag:\n        device = 'cpu'\n    return torch.cuda.amp.autocast()",  # maybe unassigned
+    ],
+)
+def test_a_device_that_may_be_unset_is_not_used(function: str) -> None:
+    source = f"import torch\n{function}\n"
+    assert only_fix(source).applicability is Applicability.UNSAFE
+
+
+def test_self_device_is_used_only_once_assigned() -> None:
+    source = """
+        import torch
+        class Trainer:
+            def __init__(self, device):
+                self.scaler = torch.cuda.amp.GradScaler()
+                self.device = torch.device(device)
+            def step(self):
+                with torch.cuda.amp.autocast():
+                    pass
+    """
+    text = fixed(source)
+    assert "self.scaler = torch.amp.GradScaler(torch.device(device).type" in text
+    assert 'torch.amp.autocast(device_type=self.device.type, enabled=self.device.type != "cpu")' in text
+
+
+def test_arguments_are_kept_and_enabled_is_combined() -> None:
+    source = """
+        import torch
+        def step(device: torch.device, cfg):
+            scaler = torch.cuda.amp.GradScaler(1024.0, 2.0, enabled=cfg.amp or cfg.fp16)
+            with torch.cuda.amp.autocast(True, torch.bfloat16):
+                pass
+    """
+    text = fixed(source)
+    assert (
+        "torch.amp.GradScaler(device.type, init_scale=1024.0, growth_factor=2.0, "
+        'enabled=(cfg.amp or cfg.fp16) and device.type == "cuda")'
+    ) in text
+    assert 'torch.amp.autocast(device_type=device.type, enabled=device.type != "cpu", dtype=torch.bfloat16)' in text
+
+
+def test_a_multi_line_call_stays_one_argument_per_line() -> None:
+    source = """
+        import torch
+        def step(device: torch.device):
+            return torch.cuda.amp.GradScaler(
+                init_scale=1024.0,
+            )
+    """
+    assert fixed(source).endswith(
+        "    return torch.amp.GradScaler(\n"
+        "        device.type,\n"
+        "        init_scale=1024.0,\n"
+        '        enabled=device.type == "cuda",\n'
+        "    )\n"
+    )
+
+
+def test_imports_follow_the_fix() -> None:
+    source = """
+        from torch.cuda.amp import GradScaler, autocast
+        def step(device):
+            with autocast():
+                pass
+            if device.type == "cuda":
+                return GradScaler()
+    """
+    text = fixed(source)
+    assert text.startswith("from torch.cuda.amp import GradScaler\nimport torch\n")  # GradScaler is still used
+    assert "torch.amp.autocast(device_type=torch.device(device).type" in text
+
+
+def test_an_aliased_torch_is_reused() -> None:
+    source = "import torch as th\nfrom torch.cuda import amp\ndef step(device):\n    return amp.autocast()\n"
+    assert fixed(source) == (
+        "import torch as th\ndef step(device):\n"
+        '    return th.amp.autocast(device_type=th.device(device).type, enabled=th.device(device).type != "cpu")\n'
+    )
+
+
+def test_the_fix_removes_every_finding_and_is_stable() -> None:
+    source = """
+        import torch
+        from torch.cuda.amp import autocast
+        DEVICE = "mps" if torch.backends.mps.is_available() else "cpu"
+        @autocast()
+        def forward(x):
+            with torch.autocast("cuda"), torch.cuda.amp.autocast(enabled=True):
+                return torch.amp.GradScaler()
+    """
+    once = fixed(source)
+    assert findings(once) == []
+    assert fixed(once) == once
+
+
+def test_documentation_has_every_section() -> None:
+    doc = CudaAmpOnOtherDevice.__doc__ or ""
+    for section in ("## What it does", "## Why is this bad", "## Example", "## Use instead", "## Fix safety", "## Evidence"):
+        assert section in doc

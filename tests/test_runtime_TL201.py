@@ -1,0 +1,101 @@
+"""TL201 at run time: the bad fixtures show the defect on this CPU, their fixes remove it and train exactly right.
+
+On a machine without CUDA, ``torch.cuda.amp`` (and AMP hard-wired to "cuda")
+warns "CUDA is not available" and switches itself off. Each bad fixture must
+show that warning; its ``.fixed.py`` snapshot must emit no AMP warning at all
+and produce, step for step, the losses of ``reference_trainer.run`` with AMP
+off (the fix keeps AMP off on the CPU, where the original was a no-op too).
+On a CUDA machine the fix must not change what the original computed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from tests.fixture_cases import FIXTURES, bad_cases  # noqa: E402
+from tests.runtime_harness import assert_trains_like_reference, run_fixture  # noqa: E402
+
+pytestmark = pytest.mark.runtime
+
+DIRECTORY = FIXTURES / "TL201_cuda_amp_on_other_device"
+STEPS = 4
+AMP_OFF = "CUDA is not available"
+AMP_WARNING = re.compile(r"CUDA is not available|torch\.cuda\.amp|autocast|GradScaler", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Case:
+    """A bad fixture, the reference task it reproduces, and the options its loop uses."""
+
+    name: str
+    task: str
+    reference: Dict[str, Any] = field(default_factory=dict)
+    honours_device: bool = True  # main(device=...) decides where it runs
+
+    def path(self, fixed: bool = False) -> Path:
+        return DIRECTORY / f"{self.name}{'.fixed' if fixed else ''}.py"
+
+
+CASES = [
+    Case("bad_seed_training_loop", "lstm", {"accumulation_steps": 2, "clip_norm": 1.0}),
+    Case("bad_aliased_imports", "lstm"),
+    Case("bad_autocast_cuda_in_mps_class", "text", honours_device=False),
+    Case("bad_gpu_type_mps_experiment", "regression"),
+    Case("bad_inference_helper", "lstm"),
+    # Its autocast was device-aware already (bfloat16 on the CPU); only the scaler changes.
+    Case("bad_scaler_beside_device_aware_autocast", "regression", {"amp": True}),
+    Case("bad_string_sniffed_device_type", "regression"),
+    Case("bad_autocast_decorated_forward", "regression"),
+]
+RUNNABLE_OK_CASES = [
+    "ok_device_aware_amp",
+    "ok_amp_enabled_by_device_check_helper",
+    "ok_amp_enabled_on_cuda_only",
+    "ok_cuda_branch_guards",
+    "ok_version_gated_fallback",
+]
+
+
+def _amp_warnings(run) -> list:
+    return [message for message in run.warnings_of() if AMP_WARNING.search(message)]
+
+
+def test_every_bad_fixture_has_a_runtime_case() -> None:
+    assert {c.path() for c in CASES} == set(bad_cases(DIRECTORY))
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_bad_fixture_turns_amp_off_with_a_warning_on_the_cpu(case: Case) -> None:
+    bad = run_fixture(case.path(), seed=0, max_steps=STEPS)
+    assert any(AMP_OFF in message for message in bad.warnings_of(UserWarning)), bad.warnings_of()
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_fixed_fixture_has_no_amp_warning_and_trains_like_the_reference(case: Case) -> None:
+    fixed = run_fixture(case.path(fixed=True), seed=0, max_steps=STEPS)
+    assert _amp_warnings(fixed) == []
+    assert_trains_like_reference(fixed.losses, case.task, seed=0, max_steps=STEPS, **case.reference)
+
+
+@pytest.mark.parametrize("name", RUNNABLE_OK_CASES)
+def test_ok_trap_keeps_amp_consistent_on_the_cpu(name: str) -> None:
+    """The traps are silent for a reason: on the CPU none of them hits CUDA-only AMP."""
+    run = run_fixture(DIRECTORY / f"{name}.py", seed=0, max_steps=2)
+    assert not any(AMP_OFF in message for message in run.warnings_of(UserWarning))
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("case", [c for c in CASES if c.honours_device], ids=lambda c: c.name)
+def test_fix_changes_nothing_on_cuda(case: Case) -> None:
+    """On CUDA the original AMP was live; the fixed code must compute the same losses."""
+    bad = run_fixture(case.path(), seed=0, max_steps=STEPS, device="cuda")
+    fixed = run_fixture(case.path(fixed=True), seed=0, max_steps=STEPS, device="cuda")
+    assert fixed.losses == pytest.approx(bad.losses, rel=1e-5)
+    assert not any(AMP_OFF in message for message in fixed.warnings_of())

@@ -1,0 +1,803 @@
+"""Which devices a module's code can run on, and which device expression is in scope at a node.
+
+Rules about device-specific APIs (CUDA-only AMP, pinned memory, ...) need to
+know three things that no single call shows:
+
+- whether the module can run anywhere but CUDA at all: it names a non-CUDA
+  device (``"mps"``, ``torch.backends.mps``, ``"cuda" if ... else "cpu"``), or
+  takes its device at run time (a ``device`` parameter, ``--device``) without
+  pinning itself to CUDA (``assert torch.cuda.is_available()``,
+  ``torch.cuda.set_device``, ``nccl``, ``f"cuda:{rank}"``);
+- whether one node only ever runs on CUDA (inside ``if device.type ==
+  "cuda":``, after ``if not torch.cuda.is_available(): raise``), or a value
+  such as ``enabled=`` is tied to the device being CUDA;
+- which expression holds the device where a fix needs it (``device``,
+  ``self.device``, ``args.device``) and whether it is a ``torch.device`` or a
+  string, so that a fix spells its device *type* correctly.
+
+Three facts answer them, each requested with ``facts.fact(...)`` and sharing
+one scan of the module: :class:`DevicesInUse`, :class:`CudaOnlyRegions` and
+:class:`DeviceScopes`. All are syntactic approximations that err towards
+"can't tell", which rules turn into silence or into an unsafe fix.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
+
+import libcst as cst
+
+from trainlint.analysis.imports import dotted
+
+if TYPE_CHECKING:
+    from trainlint.analysis import ModuleFacts
+
+CUDA_DEVICE = re.compile(r"^cuda(:\d+)?$")
+NON_CUDA_DEVICE = re.compile(r"^(cpu|mps|xpu)(:\d+)?$")
+MPS_DEVICE = re.compile(r"^mps(:\d+)?$")
+DEVICE_WORD = re.compile(r"\b(cpu|mps)\b", re.IGNORECASE)
+MPS_WORD = re.compile(r"\bmps\b", re.IGNORECASE)
+DEVICE_VARIABLE = re.compile(r"^(_?device|DEVICE|\w+_device|device_type|gpu_type)$")
+# Where a run's settings live: `args.device`, `self.config.device` name the selected device.
+SETTINGS_OWNERS = frozenset({"args", "opt", "opts", "config", "cfg", "hparams", "training_args"})
+DEVICE_OPTION = re.compile(r"device|gpu_type|accelerator", re.IGNORECASE)
+# Names a scope binds to "the" device, looked up in this order; DEVICE_TYPE_NAMES count only
+# when they hold a device type ("cuda"/"mps"/"cpu", `device.type`).
+SCOPE_DEVICE_NAMES = ("device_type", "device", "_device", "DEVICE")
+DEVICE_TYPE_NAMES = ("device_type",)
+SELF_DEVICE_ATTRIBUTES = ("device_type", "device", "_device")
+CUDA_CHECK_CALLS = frozenset({"torch.cuda.is_available", "torch.cuda.device_count", "torch.cuda.is_bf16_supported"})
+EXIT_CALLS = frozenset({"sys.exit", "exit", "quit", "pytest.skip", "pytest.exit", "self.skipTest"})
+SKIP_DECORATORS = {"skipif": False, "skipIf": False, "skipUnless": True}  # runs when its condition is ...
+GPU_ONLY_DECORATOR = re.compile(r"cuda|gpu", re.IGNORECASE)  # @requires_cuda, @require_torch_gpu, @pytest.mark.cuda
+# A helper such as `check_amp(model)` imported from elsewhere decides whether AMP works on this device.
+AMP_HELPER = re.compile(r"(^|_)amp($|_)", re.IGNORECASE)
+EXITS = (cst.Raise, cst.Return, cst.Continue, cst.Break)
+
+Values = List[Optional[cst.BaseExpression]]  # values a name may hold; None = unknown (unpacked, a parameter)
+
+
+class DeviceKind(Enum):
+    """What a device expression holds, which decides how to spell its type."""
+
+    TORCH_DEVICE = "torch.device"  # `.type` is the device type
+    TYPE_STRING = "device type"  # "cuda" / "mps" / "cpu": already the device type
+    UNKNOWN = "unknown"  # a str such as "cuda:0", or a torch.device: `torch.device(x).type` takes both
+
+
+@dataclass(frozen=True)
+class DeviceInScope:
+    """An expression that holds the device where some node runs."""
+
+    expression: cst.BaseExpression
+    kind: DeviceKind
+
+    def type_expression(self, torch_name: str) -> cst.BaseExpression:
+        """A fresh expression evaluating to the device type ("cuda", "mps", "cpu")."""
+        value = self.expression.deep_clone()
+        if self.kind is DeviceKind.TYPE_STRING:
+            return value
+        if self.kind is DeviceKind.UNKNOWN:
+            value = cst.Call(func=cst.parse_expression(f"{torch_name}.device"), args=[cst.Arg(value=value)])
+        return cst.Attribute(value=value, attr=cst.Name("type"))
+
+
+def string_value(node: cst.CSTNode) -> Optional[str]:
+    """The text of a plain (not bytes) string literal, else None.
+
+    Device names never contain escapes, so a literal with a backslash is
+    "not a device name" rather than something to evaluate.
+    """
+    if not isinstance(node, cst.SimpleString) or "b" in node.prefix.lower() or "\\" in node.raw_value:
+        return None
+    return node.raw_value
+
+
+def _strings_in(node: cst.BaseExpression) -> List[str]:
+    """The literals of a string or of a tuple/list/set of strings (``{"cpu", "mps"}``)."""
+    if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+        return [v for v in (string_value(e.value) for e in node.elements) if v is not None]
+    value = string_value(node)
+    return [value] if value is not None else []
+
+
+def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``node`` and every node below it, not entering nested functions, classes or lambdas."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        if current is node or not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            stack.extend(reversed(current.children))
+
+
+def _assignment_pairs(statement: cst.CSTNode) -> Iterator[Tuple[str, Optional[cst.BaseExpression]]]:
+    """``(target, value)`` for each plain assignment in a line of small statements; value None when unpacked."""
+    if not isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        return
+    for small in statement.body:
+        if isinstance(small, cst.Assign):
+            for target in small.targets:
+                name = dotted(target.target)
+                if name is not None:
+                    yield name, small.value
+                elif isinstance(target.target, (cst.Tuple, cst.List)):
+                    for element in target.target.elements:
+                        inner = dotted(element.value)
+                        if inner is not None:
+                            yield inner, None
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            name = dotted(small.target)
+            if name is not None:
+                yield name, small.value
+
+
+def _assignments_below(node: cst.CSTNode) -> Iterator[Tuple[str, Optional[cst.BaseExpression]]]:
+    for inner in _walk(node):
+        yield from _assignment_pairs(inner)
+
+
+def _is_exit(small: cst.CSTNode) -> bool:
+    if isinstance(small, EXITS):
+        return True
+    return isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and dotted(small.value.func) in EXIT_CALLS
+
+
+def _ends_in_exit(suite: cst.BaseSuite) -> bool:
+    """The block ends in ``raise``/``return``/``continue``/``break``/``sys.exit()``."""
+    last = suite.body[-1] if suite.body else None
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1] if last.body else None
+    return last is not None and _is_exit(last)
+
+
+def _parameters(function: cst.FunctionDef) -> List[cst.Param]:
+    params = function.params
+    star = [params.star_arg] if isinstance(params.star_arg, cst.Param) else []
+    return [*params.posonly_params, *params.params, *star, *params.kwonly_params]
+
+
+def _suite_body(node: cst.CSTNode) -> Optional[Sequence[cst.CSTNode]]:
+    return node.body if isinstance(node, (cst.Module, cst.IndentedBlock)) else None
+
+
+def _statements_before(body: Sequence[cst.CSTNode], child: cst.CSTNode) -> List[cst.CSTNode]:
+    for index, statement in enumerate(body):
+        if statement is child:
+            return list(body[:index])
+    return []
+
+
+class _ModuleScan(cst.CSTVisitor):
+    """One pass collecting the raw material: literals, calls, parameters, assignments, functions."""
+
+    def __init__(self, facts: "ModuleFacts") -> None:
+        super().__init__()
+        self.facts = facts
+        self.strings: List[cst.SimpleString] = []
+        self.cuda_fstrings = 0
+        self.calls: List[cst.Call] = []
+        self.parameters: List[cst.Param] = []
+        self.requirement_candidates: List[cst.CSTNode] = []  # asserts and ifs
+        self.assignments: Dict[str, Values] = {}
+        self.functions: Dict[str, List[cst.FunctionDef]] = {}
+        self.references_mps = False
+
+    def visit_SimpleString(self, node: cst.SimpleString) -> None:
+        self.strings.append(node)
+
+    def visit_FormattedString(self, node: cst.FormattedString) -> None:
+        first = node.parts[0] if node.parts else None
+        if isinstance(first, cst.FormattedStringText) and first.value.startswith("cuda"):
+            self.cuda_fstrings += 1
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self.parameters.append(node)
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        self.requirement_candidates.append(node)
+
+    def visit_If(self, node: cst.If) -> None:
+        self.requirement_candidates.append(node)
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self._note_assignments(node)
+
+    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
+        self._note_assignments(node)
+
+    def _note_assignments(self, node: cst.CSTNode) -> None:
+        for target, value in _assignment_pairs(node):
+            self.assignments.setdefault(target, []).append(value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.functions.setdefault(node.name.value, []).append(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._note_mps_reference(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self._note_mps_reference(node)
+
+    def _note_mps_reference(self, node: cst.BaseExpression) -> None:
+        name = self.facts.qualified_name(node) or ""
+        if name.startswith(("torch.backends.mps", "torch.mps")):
+            self.references_mps = True
+
+
+def _scan(facts: "ModuleFacts") -> _ModuleScan:
+    scan = _ModuleScan(facts)
+    facts.module.visit(scan)
+    return scan
+
+
+class DevicesInUse:
+    """Where a module can run: whether it names a non-CUDA device, takes one at run time, or pins CUDA."""
+
+    def __init__(self, facts: "ModuleFacts") -> None:
+        self.facts = facts
+        self._scan = facts.fact(_scan)
+        self._device_options = [c for c in self._scan.calls if _is_device_option(c)]
+        self.mentions_mps: bool = self._scan.references_mps or any(self._names_mps(s) for s in self._scan.strings)
+        self.names_non_cuda_device: bool = self.mentions_mps or any(self._selects_cpu(s) for s in self._scan.strings)
+        self.runtime_device: bool = self._accepts_runtime_device()
+        self.pinned_to_cuda: bool = self._pinned_to_cuda()
+
+    @property
+    def can_run_off_cuda(self) -> bool:
+        """The module names a non-CUDA device, or takes its device at run time without pinning CUDA."""
+        return self.names_non_cuda_device or (self.runtime_device and not self.pinned_to_cuda)
+
+    def _names_mps(self, literal: cst.SimpleString) -> bool:
+        value = string_value(literal) or ""
+        return bool(MPS_DEVICE.match(value)) or (self._in_device_option(literal) and bool(MPS_WORD.search(value)))
+
+    def _selects_cpu(self, literal: cst.SimpleString) -> bool:
+        """A "cpu" literal that chooses the device, as opposed to one that places a tensor or a checkpoint.
+
+        Choosing: ``"cuda" if ... else "cpu"``, ``device = "cpu"``,
+        ``def main(device="cpu")``, ``Trainer(device="cpu")``, ``device.type ==
+        "cpu"``, ``--device`` options, ``return torch.device("cpu")`` from a
+        ``get_device()``. Placing (CUDA-only code does it too):
+        ``map_location="cpu"``, ``x.to("cpu")``, ``p.device == torch.device("cpu")``.
+        """
+        value = string_value(literal) or ""
+        if self._in_device_option(literal):
+            return bool(DEVICE_WORD.search(value))
+        if not NON_CUDA_DEVICE.match(value):
+            return False
+        node, use = self._use_of(literal)
+        if isinstance(use, (cst.IfExp, cst.BooleanOperation)):
+            return True
+        if isinstance(use, (cst.Assign, cst.AnnAssign)):
+            targets = [t.target for t in use.targets] if isinstance(use, cst.Assign) else [use.target]
+            return any(_is_device_variable(t) for t in targets)
+        if isinstance(use, cst.Param):
+            return bool(DEVICE_VARIABLE.match(use.name.value))
+        if isinstance(use, cst.Arg):
+            return self._passes_device_setting(use)
+        if isinstance(use, (cst.Comparison, cst.ComparisonTarget)):
+            comparison = use if isinstance(use, cst.Comparison) else self.facts.parent(use)
+            sides = [comparison.left, *(t.comparator for t in comparison.comparisons)]
+            return any(_is_device_variable(side) for side in sides if side is not node)
+        if isinstance(use, cst.Return):
+            function = next((a for a in self.facts.ancestors(use) if isinstance(a, cst.FunctionDef)), None)
+            return function is not None and "device" in function.name.value.lower()
+        return False
+
+    def _use_of(self, literal: cst.SimpleString) -> Tuple[cst.CSTNode, Optional[cst.CSTNode]]:
+        """The expression a device literal stands in (through ``torch.device(...)`` and tuples) and its parent."""
+        node: cst.CSTNode = literal
+        while True:
+            parent = self.facts.parent(node)
+            call = self.facts.parent(parent) if isinstance(parent, cst.Arg) and parent.keyword is None else None
+            if isinstance(call, cst.Call) and self.facts.qualified_name(call.func) == "torch.device":
+                node = call
+            elif isinstance(parent, cst.Element):
+                node = self.facts.parent(parent)
+            else:
+                return node, parent
+
+    def _passes_device_setting(self, argument: cst.Arg) -> bool:
+        """``Trainer(device="cpu")``: a device keyword to a call that is not a tensor placement."""
+        call = self.facts.parent(argument)
+        if not (isinstance(argument.keyword, cst.Name) and DEVICE_VARIABLE.match(argument.keyword.value)):
+            return False
+        if not isinstance(call, cst.Call) or (isinstance(call.func, cst.Attribute) and call.func.attr.value == "to"):
+            return False
+        return not (self.facts.qualified_name(call.func) or "").startswith("torch.")
+
+    def _until_statement(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+        for ancestor in self.facts.ancestors(node):
+            if isinstance(ancestor, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+                return
+            yield ancestor
+
+    def _in_device_option(self, literal: cst.SimpleString) -> bool:
+        """Inside ``parser.add_argument("--device", ...)`` (or ``--gpu_type``, ``--accelerator``)."""
+        if not self._device_options:
+            return False
+        return any(a in self._device_options for a in self._until_statement(literal) if isinstance(a, cst.Call))
+
+    def _accepts_runtime_device(self) -> bool:
+        """A ``device`` parameter, ``torch.device(<variable>)``, or a ``--device`` command-line option."""
+        if self._device_options or any(DEVICE_VARIABLE.match(p.name.value) for p in self._scan.parameters):
+            return True
+        return any(
+            self.facts.qualified_name(c.func) == "torch.device"
+            and bool(c.args)
+            and not isinstance(c.args[0].value, (cst.SimpleString, cst.FormattedString))
+            for c in self._scan.calls
+        )
+
+    def _pinned_to_cuda(self) -> bool:
+        """``torch.cuda.set_device``, NCCL, ``f"cuda:{rank}"``, a CUDA-only device variable, a CUDA requirement."""
+        if any(self.facts.qualified_name(c.func) == "torch.cuda.set_device" for c in self._scan.calls):
+            return True
+        if self._scan.cuda_fstrings or any(string_value(s) == "nccl" for s in self._scan.strings):
+            return True
+        for target, values in self._scan.assignments.items():
+            if DEVICE_VARIABLE.match(target.rsplit(".", 1)[-1]) and any(self._is_cuda_device(v) for v in values):
+                return True
+        regions = self.facts.fact(CudaOnlyRegions)
+        return any(regions.requires_cuda(s) for s in self._scan.requirement_candidates)
+
+    def _is_cuda_device(self, value: Optional[cst.BaseExpression]) -> bool:
+        if isinstance(value, cst.Call) and self.facts.qualified_name(value.func) == "torch.device" and value.args:
+            value = value.args[0].value
+        return value is not None and bool(CUDA_DEVICE.match(string_value(value) or ""))
+
+    def literal_values(self, expression: cst.BaseExpression) -> Optional[FrozenSet[str]]:
+        """The strings an expression can hold when it is built from literals only, else None.
+
+        A name counts when every assignment to it in the module is literal and
+        it is never a parameter (a parameter's value comes from the caller).
+        """
+        if isinstance(expression, cst.IfExp):
+            body, orelse = self.literal_values(expression.body), self.literal_values(expression.orelse)
+            return body | orelse if body is not None and orelse is not None else None
+        literal = string_value(expression)
+        if literal is not None:
+            return frozenset({literal})
+        name = dotted(expression)
+        values = self._scan.assignments.get(name or "")
+        if not values or any(p.name.value == name for p in self._scan.parameters):
+            return None
+        found = [self.literal_values(v) if v is not None else None for v in values]
+        return None if any(f is None for f in found) else frozenset().union(*found)
+
+
+class CudaOnlyRegions:
+    """Which code only runs on CUDA, and which values (``enabled=``) are tied to the device being CUDA."""
+
+    def __init__(self, facts: "ModuleFacts") -> None:
+        self.facts = facts
+        self._scan = facts.fact(_scan)
+        self._assignments = self._scan.assignments
+
+    def cuda_condition(self, test: cst.BaseExpression, _seen: FrozenSet[str] = frozenset()) -> Optional[bool]:
+        """True if ``test`` holds only on CUDA, False if it fails only on CUDA, None if neither is known.
+
+        ``device.type == "cuda"`` is True; ``device.type != "cuda"`` and
+        ``device.type in {"cpu", "mps"}`` are False (they hold on every other
+        device); ``device.type == "cpu"`` is None: its negation lets MPS through.
+        """
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            inner = self.cuda_condition(test.expression, _seen)
+            return None if inner is None else not inner
+        if isinstance(test, cst.BooleanOperation):
+            return self._combined_condition(test, _seen)
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+            return self._comparison_condition(test.left, test.comparisons[0])
+        if isinstance(test, cst.Call):
+            return self._call_condition(test)
+        if isinstance(test, cst.Attribute) and test.attr.value == "is_cuda":
+            return True
+        return self._variable_condition(test, _seen)
+
+    def _combined_condition(self, test: cst.BooleanOperation, seen: FrozenSet[str]) -> Optional[bool]:
+        """``a and b`` holds only on CUDA if either does; it fails only on CUDA if both do (``or``: the converse)."""
+        sides = {self.cuda_condition(test.left, seen), self.cuda_condition(test.right, seen)}
+        either, both = (True, False) if isinstance(test.operator, cst.And) else (False, True)
+        if either in sides:
+            return either
+        return both if sides == {both} else None
+
+    def _comparison_condition(self, left: cst.BaseExpression, target: cst.ComparisonTarget) -> Optional[bool]:
+        right, operator = target.comparator, target.operator
+        if isinstance(operator, (cst.Equal, cst.NotEqual)):
+            literal = string_value(left) or string_value(right) or ""
+            if not CUDA_DEVICE.match(literal):
+                return None  # `== "cpu"` and `!= "cpu"` both let MPS through one way or the other
+            return isinstance(operator, cst.Equal)
+        if isinstance(operator, (cst.In, cst.NotIn)):
+            return self._membership_condition(left, right, negated=isinstance(operator, cst.NotIn))
+        if isinstance(left, cst.Call) and self.facts.qualified_name(left.func) == "torch.cuda.device_count":
+            return True if isinstance(operator, (cst.GreaterThan, cst.GreaterThanEqual, cst.NotEqual)) else None
+        return None
+
+    @staticmethod
+    def _membership_condition(left: cst.BaseExpression, right: cst.BaseExpression, negated: bool) -> Optional[bool]:
+        if CUDA_DEVICE.match(string_value(left) or ""):  # "cuda" in str(device)
+            return not negated
+        choices = _strings_in(right)
+        if choices and all(CUDA_DEVICE.match(c) for c in choices):
+            return not negated
+        covers_other_devices = {"cpu", "mps"} <= set(choices)  # device.type in {"cpu", "mps"}
+        return negated if covers_other_devices and all(NON_CUDA_DEVICE.match(c) for c in choices) else None
+
+    def _call_condition(self, test: cst.Call) -> Optional[bool]:
+        if self.facts.qualified_name(test.func) in CUDA_CHECK_CALLS:
+            return True
+        method = test.func.attr.value if isinstance(test.func, cst.Attribute) else None
+        if method == "startswith" and test.args and CUDA_DEVICE.match(string_value(test.args[0].value) or ""):
+            return True
+        return None
+
+    def _variable_condition(self, test: cst.BaseExpression, seen: FrozenSet[str]) -> Optional[bool]:
+        """``use_cuda`` when every assignment to it in the module is a CUDA condition of one sense."""
+        name = dotted(test)
+        values = self._assignments.get(name or "")
+        if not values or name in seen:
+            return None
+        results = {self.cuda_condition(v, seen | {name}) if v is not None else None for v in values}
+        return results.pop() if len(results) == 1 else None
+
+    def requires_cuda(self, statement: cst.CSTNode) -> bool:
+        """``assert <on CUDA>`` or ``if <off CUDA>: raise/return/exit/pytest.skip``."""
+        if isinstance(statement, cst.Assert):
+            return self.cuda_condition(statement.test) is True
+        if isinstance(statement, cst.SimpleStatementLine):
+            return any(self.requires_cuda(small) for small in statement.body)
+        if isinstance(statement, cst.If) and statement.orelse is None:
+            return self.cuda_condition(statement.test) is False and _ends_in_exit(statement.body)
+        return False
+
+    def runs_only_on_cuda(self, node: cst.CSTNode) -> bool:
+        """``node`` is reached only on CUDA: in a CUDA branch, after a CUDA requirement, in a CUDA-only test."""
+        child = node
+        for ancestor in self.facts.ancestors(node):
+            if isinstance(ancestor, (cst.If, cst.IfExp)):
+                condition = self.cuda_condition(ancestor.test)
+                if (child is ancestor.body and condition is True) or (child is ancestor.orelse and condition is False):
+                    return True
+            if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef)) and child is ancestor.body:
+                if any(self._skips_off_cuda(d.decorator) for d in ancestor.decorators):
+                    return True
+            body = _suite_body(ancestor)
+            if body is not None and any(self.requires_cuda(s) for s in _statements_before(body, child)):
+                return True
+            child = ancestor
+        return False
+
+    def _skips_off_cuda(self, decorator: cst.BaseExpression) -> bool:
+        """``@pytest.mark.skipif(not torch.cuda.is_available(), ...)``, ``@unittest.skipUnless(<on CUDA>, ...)``,
+        ``@requires_cuda``, ``@require_torch_gpu``, ``@pytest.mark.cuda``."""
+        func = decorator.func if isinstance(decorator, cst.Call) else decorator
+        name = (dotted(func) or "").rsplit(".", 1)[-1]
+        runs_when = SKIP_DECORATORS.get(name)
+        if runs_when is None:
+            return bool(GPU_ONLY_DECORATOR.search(name))
+        arguments = decorator.args if isinstance(decorator, cst.Call) else ()
+        return bool(arguments) and self.cuda_condition(arguments[0].value) is runs_when
+
+    def ties_to_cuda(self, value: cst.BaseExpression) -> bool:
+        """``value`` (an ``enabled=``) can only be true on CUDA, by itself or through a variable or helper.
+
+        ``device.type == "cuda"``; ``use_amp`` with ``use_amp = args.amp and
+        torch.cuda.is_available()``, or set to False under ``if device.type !=
+        "cuda":``; ``self.amp`` with ``self.amp = check_amp(model)`` where
+        ``check_amp`` returns False for ``{"cpu", "mps"}``. Not ``dtype ==
+        "float16"`` even where ``dtype`` was picked by a CUDA check: the check
+        chooses the dtype, it does not keep AMP off MPS.
+        """
+        return self._ties(value, set())
+
+    def _ties(self, node: cst.CSTNode, seen: Set[str]) -> bool:
+        if isinstance(node, cst.BaseExpression) and self.cuda_condition(node) is True:
+            return True
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            return self._variable_ties(dotted(node), seen)
+        if isinstance(node, cst.Call):  # a device-checking helper, or a wrapper: bool(x), torch.tensor(x)
+            return self._calls_device_checking_helper(node) or any(self._ties(a.value, seen) for a in node.args)
+        if isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.And):
+            return self._ties(node.left, seen) or self._ties(node.right, seen)
+        if isinstance(node, cst.IfExp):  # `device.type == "cuda" if device else False`
+            return all(is_false_constant(b) or self._ties(b, seen) for b in (node.body, node.orelse))
+        return False
+
+    def _variable_ties(self, name: Optional[str], seen: Set[str]) -> bool:
+        """Some assignment ties the variable to CUDA, or switches it off where the device is not CUDA."""
+        if name is None or name in seen:
+            return False
+        seen.add(name)
+        for value in self._assignments.get(name, ()):
+            if value is not None and (self._ties(value, seen) or (is_false_constant(value) and self._runs_only_off_cuda(value))):
+                return True
+        return False
+
+    def _runs_only_off_cuda(self, node: cst.CSTNode) -> bool:
+        """Under ``if device.type != "cuda":`` (or the ``else`` of a CUDA branch)."""
+        child = node
+        for ancestor in self.facts.ancestors(node):
+            if isinstance(ancestor, cst.If):
+                condition = self.cuda_condition(ancestor.test)
+                if (child is ancestor.body and condition is False) or (child is ancestor.orelse and condition is True):
+                    return True
+            child = ancestor
+        return False
+
+    def _calls_device_checking_helper(self, call: cst.Call) -> bool:
+        """``check_amp(model)``, ``self._amp_allowed()``: a local helper checking the device, or an imported AMP check.
+
+        A same-module helper is read; one imported from elsewhere is trusted by
+        its name (``check_amp``, ``amp_available``), which says it decides
+        whether AMP works on this device.
+        """
+        func = call.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
+            name = func.attr.value
+        elif isinstance(func, cst.Name):
+            name = func.value
+        else:
+            return False
+        helpers = self._scan.functions.get(name, ())
+        if not helpers:
+            return self.facts.qualified_name(func) is not None and bool(AMP_HELPER.search(name))
+        return any(self._checks_cuda_or_mps(node) for helper in helpers for node in _walk(helper.body))
+
+    def _checks_cuda_or_mps(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.Comparison):
+            sides = [node.left, *(t.comparator for t in node.comparisons)]
+            return any(CUDA_DEVICE.match(s) or MPS_DEVICE.match(s) for side in sides for s in _strings_in(side))
+        if isinstance(node, cst.Call):
+            return self.facts.qualified_name(node.func) in CUDA_CHECK_CALLS
+        return isinstance(node, cst.Attribute) and node.attr.value == "is_cuda"
+
+
+class DeviceScopes:
+    """The expression holding the device at a node, and what kind of value it is."""
+
+    def __init__(self, facts: "ModuleFacts") -> None:
+        self.facts = facts
+        self._scan = facts.fact(_scan)
+
+    def device_in_scope(self, node: cst.CSTNode) -> Optional[DeviceInScope]:
+        """The expression holding the device where ``node`` runs (``device``, ``self.device``, ``args.device``).
+
+        Only an expression certainly bound at ``node`` qualifies: a parameter
+        or a name assigned on every path before it, an attribute the class
+        assigns, ``<parameter>.device`` used by the function, or a module-level
+        name. Inner scopes first.
+        """
+        shadowed: Set[str] = set()
+        for function, anchor in self._enclosing_functions(node):
+            found = self._local_device(function, anchor, shadowed) or self._attribute_device(function, anchor)
+            if found is not None:
+                return found
+        return self._module_device(node, shadowed)
+
+    def _enclosing_functions(self, node: cst.CSTNode) -> Iterator[Tuple[cst.FunctionDef, cst.CSTNode]]:
+        """Functions whose body contains ``node`` (not their decorators or defaults), innermost first.
+
+        Each comes with the anchor to look bindings up from: ``node`` for the
+        innermost, the nested ``def`` statement for the outer ones.
+        """
+        child, anchor = node, node
+        for ancestor in self.facts.ancestors(node):
+            if isinstance(ancestor, cst.FunctionDef) and child is ancestor.body:
+                yield ancestor, anchor
+                anchor = ancestor
+            child = ancestor
+
+    def _local_device(
+        self, function: cst.FunctionDef, anchor: cst.CSTNode, shadowed: Set[str]
+    ) -> Optional[DeviceInScope]:
+        parameters = {p.name.value: p for p in _parameters(function)}
+        assigned = {target for target, _ in _assignments_below(function.body)}
+        for name in SCOPE_DEVICE_NAMES:
+            if name in shadowed or (name not in parameters and name not in assigned):
+                continue
+            shadowed.add(name)  # local here: an outer binding of the name is not visible
+            values, certain = self._values_at(name, anchor, function.body)
+            kinds = {self._value_kind(v) for v in values}
+            if not certain:
+                parameter = parameters.get(name)
+                if parameter is None or _may_be_none(parameter):
+                    continue
+                kinds.add(self._parameter_kind(parameter))
+            found = _device_named(name, _single(kinds))
+            if found is not None:
+                return found
+        return None
+
+    def _parameter_kind(self, parameter: cst.Param) -> DeviceKind:
+        annotation = parameter.annotation.annotation if parameter.annotation is not None else None
+        typed = annotation is not None and self.facts.qualified_name(annotation) == "torch.device"
+        return DeviceKind.TORCH_DEVICE if typed else DeviceKind.UNKNOWN
+
+    def _values_at(self, name: str, anchor: cst.CSTNode, scope: cst.CSTNode) -> Tuple[Values, bool]:
+        """The values assigned to ``name`` that may reach ``anchor``, and whether one surely does.
+
+        Walks back over the statements before ``anchor`` in each enclosing
+        block up to ``scope``: conditional assignments add possible values, the
+        first assignment made on every path ends the search.
+        """
+        values: Values = []
+        child = anchor
+        for ancestor in self.facts.ancestors(anchor):
+            body = _suite_body(ancestor)
+            for statement in reversed(_statements_before(body, child) if body is not None else []):
+                found, certain = _bindings_in(statement, name)
+                values.extend(found)
+                if certain:
+                    return values, True
+            if ancestor is scope:
+                break
+            child = ancestor
+        return values, False
+
+    def _attribute_device(self, function: cst.FunctionDef, anchor: cst.CSTNode) -> Optional[DeviceInScope]:
+        """``self.device`` that the enclosing class assigns, else ``<parameter>.device`` used in the function.
+
+        In the method that assigns ``self.device`` (``__init__``), it must be
+        assigned before ``anchor``.
+        """
+        parameters = [p.name.value for p in _parameters(function)]
+        owner = self.facts.parent(self.facts.parent(function))
+        if parameters[:1] == ["self"] and isinstance(owner, cst.ClassDef):
+            for attribute in SELF_DEVICE_ATTRIBUTES:
+                values = list(_class_attribute_values(owner, f"self.{attribute}"))
+                assigned_here = any(t == f"self.{attribute}" for t, _ in _assignments_below(function.body))
+                if values and (not assigned_here or self._values_at(f"self.{attribute}", anchor, function.body)[1]):
+                    found = _device_named(f"self.{attribute}", self._kind_of(values))
+                    if found is not None:
+                        return found
+        for node in _walk(function.body):
+            name = dotted(node) if isinstance(node, cst.Attribute) and node.attr.value == "device" else None
+            if name is not None and name.split(".")[0] in parameters:
+                return DeviceInScope(cst.parse_expression(name), DeviceKind.UNKNOWN)
+        return None
+
+    def _module_device(self, node: cst.CSTNode, shadowed: Set[str]) -> Optional[DeviceInScope]:
+        """``device``/``DEVICE`` assigned at module level: anywhere for code in functions, before it otherwise."""
+        in_function = next(self._enclosing_functions(node), None) is not None
+        for name in SCOPE_DEVICE_NAMES:
+            if name in shadowed:
+                continue
+            if in_function:
+                values = [v for t, v in _assignments_below(self.facts.module) if t == name]
+            else:
+                values, certain = self._values_at(name, node, self.facts.module)
+                values = values if certain else []
+            found = _device_named(name, self._kind_of(values)) if values else None
+            if found is not None:
+                return found
+        return None
+
+    def _kind_of(self, values: Values, seen: FrozenSet[str] = frozenset()) -> DeviceKind:
+        return _single({self._value_kind(v, seen) for v in values})
+
+    def _value_kind(self, value: Optional[cst.BaseExpression], seen: FrozenSet[str] = frozenset()) -> DeviceKind:
+        if isinstance(value, cst.IfExp):
+            return self._kind_of([value.body, value.orelse], seen)
+        if isinstance(value, cst.Attribute) and value.attr.value == "type":
+            return DeviceKind.TYPE_STRING  # device.type, torch.device(x).type
+        if isinstance(value, cst.Call) and self.facts.qualified_name(value.func) == "torch.device":
+            return DeviceKind.TORCH_DEVICE
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value not in seen:
+            return self._returned_kind(value.func.value, seen | {value.func.value})
+        literal = string_value(value) if value is not None else None
+        is_type = literal is not None and ":" not in literal
+        if is_type and (CUDA_DEVICE.match(literal) or NON_CUDA_DEVICE.match(literal)):
+            return DeviceKind.TYPE_STRING
+        return DeviceKind.UNKNOWN
+
+    def _returned_kind(self, function: str, seen: FrozenSet[str]) -> DeviceKind:
+        """What a same-module function such as ``pick_device()`` returns on every path."""
+        definitions = self._scan.functions.get(function, ())
+        returned = [n.value for d in definitions for n in _walk(d.body) if isinstance(n, cst.Return)]
+        if not definitions or any(v is None for v in returned):  # a bare `return`: None, not a device
+            return DeviceKind.UNKNOWN
+        return self._kind_of(returned, seen)
+
+
+def _is_device_variable(expression: cst.BaseExpression) -> bool:
+    """``device``, ``self.device``, ``args.device``, ``device.type``: a variable holding the selected device.
+
+    Not ``param.device``: a tensor's placement says nothing about which
+    device the code selects. Names with "cpu" or "cuda" in them are fixed devices.
+    """
+    if isinstance(expression, cst.Attribute) and expression.attr.value == "type":
+        expression = expression.value
+    name = dotted(expression) or ""
+    owner, _, last = name.rpartition(".")
+    if not DEVICE_VARIABLE.match(last) or "cpu" in last or "cuda" in last:
+        return False
+    return owner in ("", "self") or owner.split(".")[-1] in SETTINGS_OWNERS
+
+
+def is_false_constant(value: cst.BaseExpression) -> bool:
+    """``False`` or ``None``: a switch that is off."""
+    return isinstance(value, cst.Name) and value.value in ("False", "None")
+
+
+def _is_device_option(call: cst.Call) -> bool:
+    """``parser.add_argument("--device", ...)``, ``--gpu_type``, ``--accelerator``."""
+    if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "add_argument" and call.args):
+        return False
+    return bool(DEVICE_OPTION.search(string_value(call.args[0].value) or ""))
+
+
+def _may_be_none(parameter: cst.Param) -> bool:
+    """``device=None`` or ``device: Optional[str]``: not a device until the function resolves it."""
+    default = parameter.default
+    if isinstance(default, cst.Name) and default.value == "None":
+        return True
+    annotation = parameter.annotation.annotation if parameter.annotation is not None else None
+    names = {n.value for n in _walk(annotation) if isinstance(n, cst.Name)} if annotation is not None else set()
+    return bool(names & {"None", "Optional"})
+
+
+def _single(kinds: Set[DeviceKind]) -> DeviceKind:
+    return next(iter(kinds)) if len(kinds) == 1 else DeviceKind.UNKNOWN
+
+
+def _device_named(name: str, kind: DeviceKind) -> Optional[DeviceInScope]:
+    """``name`` (``device``, ``self.device_type``) as the device in scope, unless it is a type name without a type."""
+    if name.rsplit(".", 1)[-1] in DEVICE_TYPE_NAMES and kind is not DeviceKind.TYPE_STRING:
+        return None
+    return DeviceInScope(cst.parse_expression(name), kind)
+
+
+def _class_attribute_values(owner: cst.ClassDef, attribute: str) -> Iterator[Optional[cst.BaseExpression]]:
+    """Values the class assigns to ``self.<name>`` in its methods or to ``<name>`` in its body.
+
+    A property of that name contributes an unknown value.
+    """
+    name = attribute.split(".", 1)[1]
+    for statement in owner.body.body:
+        if isinstance(statement, cst.FunctionDef):
+            if statement.name.value == name:
+                yield None
+            yield from (v for t, v in _assignments_below(statement.body) if t == attribute)
+        else:
+            yield from (v for t, v in _assignment_pairs(statement) if t == name)
+
+
+def _bindings_in(statement: cst.CSTNode, name: str) -> Tuple[Values, bool]:
+    """Values ``statement`` may assign to ``name``, and whether it assigns it on every path."""
+    if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        values = [v for t, v in _assignment_pairs(statement) if t == name]
+        return values, bool(values)
+    if isinstance(statement, cst.If):
+        return _if_chain_bindings(statement, name)
+    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        return [], False
+    return [v for t, v in _assignments_below(statement) if t == name], False
+
+
+def _if_chain_bindings(statement: cst.If, name: str) -> Tuple[Values, bool]:
+    """An ``if/elif/else`` chain assigns ``name`` for certain when every branch, ``else`` included, does."""
+    values: Values = []
+    certain = _has_else(statement)
+    branch: Optional[cst.CSTNode] = statement
+    while branch is not None:
+        statements = branch.body.body if isinstance(branch.body, cst.IndentedBlock) else [branch.body]
+        results = [_bindings_in(inner, name) for inner in statements]
+        values.extend(v for found, _ in results for v in found)
+        certain = certain and any(c for _, c in results)
+        branch = branch.orelse if isinstance(branch, cst.If) else None
+    return values, certain
+
+
+def _has_else(statement: cst.If) -> bool:
+    while isinstance(statement.orelse, cst.If):
+        statement = statement.orelse
+    return isinstance(statement.orelse, cst.Else)
