@@ -1,0 +1,173 @@
+"""TL101/TL102 static behaviour the fixtures do not pin down: fix applicability, odd code, argument reading.
+
+Both rules read the shared placement fact (trainlint/analysis/placement.py)
+and offer the same fix, so the cases here cover both.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import List, Tuple
+
+import pytest
+
+from trainlint.diagnostics import Applicability
+from trainlint.engine import RuleSettings, fix_source, lint_source
+
+SETTINGS = RuleSettings(codes=frozenset({"TL101", "TL102"}))
+HEADER = "import torch\nfrom torch.utils.data import DataLoader, Dataset, TensorDataset\n"
+
+
+def _source(body: str) -> str:
+    return HEADER + textwrap.dedent(body)
+
+
+def _findings(body: str) -> List[Tuple[int, str]]:
+    result = lint_source(_source(body), "train.py", SETTINGS)
+    assert not result.errors, result.errors
+    return [(d.location.row - HEADER.count("\n"), d.code) for d in result.diagnostics]
+
+
+def _fixed(body: str) -> str:
+    result = fix_source(_source(body), "train.py", SETTINGS, unsafe_fixes=True)
+    assert not result.errors, result.errors
+    return result.text[len(HEADER) :]
+
+
+def _only_fix(body: str):
+    (diagnostic,) = lint_source(_source(body), "train.py", SETTINGS).diagnostics
+    return diagnostic.fix
+
+
+DATASET_CLASS = """
+class Windows(Dataset):
+    def __init__(self, X, device):
+        self.X = X.to(device)
+
+    def __getitem__(self, i):
+        return self.X[i]
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        pytest.param(
+            DATASET_CLASS + "loader = DataLoader(Windows(X, 'cpu'), pin_memory=True, num_workers=2)\n",
+            [],
+            id="dataset-class-built-for-the-cpu",
+        ),
+        pytest.param(
+            DATASET_CLASS + "def f(X, pin):\n    return DataLoader(Windows(X, 'cuda'), pin_memory=pin)\n",
+            [(9, "TL101")],
+            id="pin-memory-from-a-parameter",
+        ),
+        pytest.param(
+            "def f(X, device, loader_kwargs):\n    return DataLoader(TensorDataset(X.to(device)), **loader_kwargs)\n",
+            [],
+            id="opaque-kwargs-count-as-absent",
+        ),
+        pytest.param(
+            "WORKERS = 0\ndef f(X):\n    return DataLoader(TensorDataset(X.cuda()), num_workers=WORKERS)\n",
+            [],
+            id="worker-count-provably-zero-through-a-name",
+        ),
+        pytest.param(
+            "def f(X, args):\n    return DataLoader(TensorDataset(X.cuda()), batch_size=8, num_workers=args.workers)\n",
+            [(2, "TL102")],
+            id="worker-count-from-config",
+        ),
+        pytest.param(
+            "class Rows(Dataset):\n    def __getitem__(self, i):\n        return self.rows[i].cuda()\n"
+            "def f():\n    return DataLoader(Rows(), batch_size=8, num_workers=4)\n",
+            [(5, "TL102")],
+            id="getitem-returns-cuda-tensors",
+        ),
+        pytest.param(
+            "def f(X):\n    return DataLoader(TensorDataset(torch.cuda.FloatTensor(X)), pin_memory=True)\n",
+            [(2, "TL101")],
+            id="cuda-tensor-type",
+        ),
+        pytest.param(
+            "def f(X, device):\n    X = X.to(device)\n    X = X.to(torch.float32).cpu()\n"
+            "    return DataLoader(TensorDataset(X), pin_memory=True)\n",
+            [],
+            id="moved-back-to-the-cpu",
+        ),
+        pytest.param(
+            "def odd(ts, y, cfg, *args, **kw):\n"
+            "    DataLoader(*args, **kw)\n"
+            "    DataLoader(pin_memory=True)\n"
+            "    DataLoader(x.cuda() for x in y)(pin_memory=cfg.pin)\n"
+            "    DataLoader(TensorDataset(*ts), pin_memory=True, collate_fn=None)\n"
+            "    DataLoader(TensorDataset(torch.load(path, map_location='cuda')), pin_memory=True)\n",
+            [],
+            id="odd-code",
+        ),
+    ],
+)
+def test_findings(body: str, expected: List[Tuple[int, str]]) -> None:
+    assert _findings(body) == expected
+
+
+def test_loader_consumed_in_another_module_gets_an_unsafe_fix_saying_where_to_move() -> None:
+    body = """
+    def make_loader(X, y):
+        return DataLoader(TensorDataset(X.cuda(), y.cuda()), batch_size=8, pin_memory=True)
+    """
+    fix = _only_fix(body)
+    assert fix.applicability is Applicability.UNSAFE
+    assert "`x = x.cuda(non_blocking=True)`" in fix.message
+    assert "DataLoader(TensorDataset(X, y), batch_size=8, pin_memory=True)" in _fixed(body)
+
+
+def test_no_fix_when_the_moved_tensor_also_feeds_other_code() -> None:
+    body = """
+    def main(X, y, device, model):
+        X_t = X.to(device)
+        loader = DataLoader(TensorDataset(X_t, y.to(device)), batch_size=8, pin_memory=True)
+        for xb, yb in loader:
+            model(xb)
+        print(model(X_t))
+    """
+    assert _only_fix(body) is None
+
+
+def test_cuda_moves_keep_pinning_and_move_batches_with_cuda() -> None:
+    body = """
+    def main(X, y, model):
+        loader = DataLoader(TensorDataset(X.cuda(), torch.cuda.LongTensor(y)), pin_memory=True)
+        for xb, yb in loader:
+            model(xb).sum().backward()
+    """
+    assert _fixed(body) == textwrap.dedent(
+        """
+        def main(X, y, model):
+            loader = DataLoader(TensorDataset(X, torch.LongTensor(y)), pin_memory=True)
+            for xb, yb in loader:
+                xb = xb.cuda(non_blocking=True)
+                yb = yb.cuda(non_blocking=True)
+                model(xb).sum().backward()
+        """
+    )
+
+
+def test_only_batch_parts_that_were_on_the_device_and_are_not_moved_yet_are_moved() -> None:
+    body = """
+    class Items(Dataset):
+        def __init__(self, X, y, names, device):
+            self.X, self.y, self.names = X.to(device), y.to(device), names
+
+        def __getitem__(self, i):
+            return {"x": self.X[i], "y": self.y[i], "name": self.names[i]}
+
+    def main(X, y, names, device, model):
+        loader = DataLoader(Items(X, y, names, device), batch_size=4, num_workers=2)
+        for batch in loader:
+            logits = model(batch["x"].to(device))
+            print(batch["name"], logits, batch["y"])
+    """
+    fixed = _fixed(body)
+    assert "self.X, self.y, self.names = X, y, names" in fixed
+    assert '        batch["y"] = batch["y"].to(device, non_blocking=True)\n        logits' in fixed
+    assert 'batch["x"] = ' not in fixed and 'batch["name"] = ' not in fixed

@@ -1,0 +1,1399 @@
+"""Where tensors live: which values are on an accelerator, and what a DataLoader does with them.
+
+Pinning host memory and forking worker processes both assume that a data set
+is on the CPU. Two rules ask the same questions of every ``DataLoader(...)``
+(TL101 pin-memory-device-tensors, TL102 device-dataset-in-workers), and both
+offer the same fix, so the answers live here, computed once per module:
+
+* Which calls put the batches on an accelerator? ``.cuda()``, ``.to(<device
+  that is not provably CPU>)``, a torch factory with ``device=``, followed
+  through local assignments, tuple unpacking, same-module Dataset classes
+  (``__init__`` storing such tensors, ``__getitem__`` returning them), and
+  collate functions, including ones made by a ``make_collate(device)``
+  factory or ``functools.partial``.  -> :meth:`DevicePlacement.trace`
+* What are ``pin_memory``, ``num_workers`` and ``collate_fn``, including
+  values passed through ``**kwargs`` built with ``{...}``, ``dict(...)``,
+  ``.update(...)`` or ``kwargs[key] = ...``?  -> :class:`LoaderArguments`
+* Which loops consume the loader, and how does each batch reach the device
+  once the data set stays on the CPU?  -> :class:`CpuDatasetFix`
+
+Name resolution is deliberately light (no LibCST scope metadata, which costs
+more than the parse): a name used in a function sees the last assignment
+before it in that function, so a tensor moved *after* the loader was built
+does not count; enclosing scopes are read as a whole. Whatever is not
+understood counts as "not on an accelerator" (precision first) and as "not
+provably CPU / false / zero".
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
+
+import libcst as cst
+
+from trainlint.analysis.imports import dotted
+from trainlint.analysis.loops import LoaderLoop, TrainingLoops
+from trainlint.diagnostics import Applicability
+from trainlint.rule import CstFix
+
+if TYPE_CHECKING:
+    from trainlint.analysis import ModuleFacts
+
+SCOPES = (cst.Module, cst.FunctionDef, cst.Lambda, cst.ClassDef)
+COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+
+DATALOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+# DataLoader's leading positional parameters, in order.
+LOADER_PARAMETERS = (
+    "dataset", "batch_size", "shuffle", "sampler", "batch_sampler", "num_workers", "collate_fn", "pin_memory",
+)  # fmt: skip
+TENSOR_DATASETS = frozenset({"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"})
+# torch factories that take ``device=``: with an accelerator device they create the tensor there.
+TORCH_FACTORIES = frozenset(
+    f"torch.{name}"
+    for name in (
+        "tensor", "as_tensor", "zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange", "linspace",
+        "eye", "zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like",
+    )
+)  # fmt: skip
+# torch functions whose result lives where their tensor arguments live.
+COMBINING_FUNCTIONS = frozenset(
+    f"torch.{name}" for name in ("stack", "cat", "concat", "concatenate", "hstack", "vstack", "as_tensor")
+)
+CONTAINER_BUILTINS = frozenset({"tuple", "list", "dict"})
+CUDA_TENSOR_TYPE = re.compile(r"torch\.cuda\.[A-Z][a-z]*Tensor")
+# Tensor methods and attributes whose result stays on the tensor's device.
+PRESERVING_METHODS = frozenset(
+    {
+        "float", "double", "half", "bfloat16", "long", "int", "short", "bool", "byte", "char", "contiguous", "clone",
+        "detach", "view", "view_as", "reshape", "reshape_as", "squeeze", "unsqueeze", "permute", "transpose",
+        "flatten", "expand", "expand_as", "repeat", "type_as", "narrow", "requires_grad_",
+    }
+)  # fmt: skip
+CHAIN_METHODS = PRESERVING_METHODS | {"to"}  # a `.to` that is not a move converts the dtype
+PRESERVING_ATTRIBUTES = frozenset({"T", "mT", "H", "data"})
+# Reading these does not depend on where the tensor lives.
+PLACEMENT_FREE_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "size", "dim", "numel"})
+DEVICE_NAME = re.compile(r"device|(^|_)(dev|gpu|cuda|accelerator)(_|$)", re.IGNORECASE)
+EARLY_EXITS = (cst.Break, cst.Continue, cst.Return)
+MAX_DEPTH = 40
+
+BoundValue = Union[cst.BaseExpression, cst.FunctionDef, cst.ClassDef, cst.Param, None]
+Invocations = Tuple[Tuple[cst.CSTNode, cst.Call], ...]  # (function, the call that runs it), innermost last
+
+
+def _string_value(node: cst.CSTNode) -> Optional[str]:
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
+def _keyword(call: cst.Call, name: str) -> Optional[cst.Arg]:
+    return next((arg for arg in call.args if arg.keyword is not None and arg.keyword.value == name), None)
+
+
+def _positional(args: Sequence[cst.Arg]) -> List[cst.Arg]:
+    """The positional arguments before any ``*args``."""
+    result = []
+    for arg in args:
+        if arg.star:
+            break
+        if arg.keyword is None:
+            result.append(arg)
+    return result
+
+
+def _is_method(function: cst.CSTNode, facts: "ModuleFacts") -> bool:
+    block = facts.parent(function)
+    return isinstance(function, cst.FunctionDef) and isinstance(facts.parent(block), cst.ClassDef)
+
+
+def _method(cls: cst.ClassDef, name: str) -> Optional[cst.FunctionDef]:
+    body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+    return next((s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
+
+
+def _first_exit_free(statements: Iterable[cst.BaseStatement]) -> Optional[cst.BaseStatement]:
+    """The first statement that is not a guard like ``if step >= max_steps: break``."""
+    for statement in statements:
+        if not (isinstance(statement, cst.If) and statement.orelse is None and _only_exits(statement.body)):
+            return statement
+    return None
+
+
+def _only_exits(body: cst.BaseSuite) -> bool:
+    lines = body.body if isinstance(body, cst.IndentedBlock) else (body,)
+    simple = [line for line in lines if isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite))]
+    smalls = [small for line in simple for small in line.body]
+    return len(smalls) == len(lines) and all(isinstance(small, EARLY_EXITS) for small in smalls)
+
+
+def _sum(traces: Iterable["Trace"]) -> "Trace":
+    total = EMPTY
+    for trace in traces:
+        total = total + trace
+    return total
+
+
+def _unique(items: Iterable) -> tuple:
+    seen: List = []
+    for item in items:
+        if item not in seen:
+            seen.append(item)
+    return tuple(seen)
+
+
+# ---------------------------------------------------------------------------------------------
+# Names: which assignment a use sees
+
+
+@dataclass(frozen=True, eq=False)
+class Binding:
+    """One assignment of ``key`` (a name, or a ``self.x`` chain) in ``scope``.
+
+    ``value`` is the assigned expression, the ``def``/``class`` statement, the
+    ``Param`` of a parameter, or None when the value is not followed (loop
+    targets, ``with ... as``, augmented assignment, starred unpacking).
+    ``element`` is the position inside ``value`` for an unpacking target
+    whose value is not a tuple display. ``order`` is when it takes effect.
+    """
+
+    key: str
+    scope: cst.CSTNode
+    value: BoundValue
+    element: Tuple[int, ...]
+    order: int
+
+
+class _Binder(cst.CSTVisitor):
+    """One pass recording assignments, reads, returns and every node's place in source order."""
+
+    def __init__(self, module: cst.Module) -> None:
+        super().__init__()
+        self.enter: Dict[cst.CSTNode, int] = {}
+        self.exit: Dict[cst.CSTNode, int] = {}
+        self.bindings: Dict[Tuple[cst.CSTNode, str], List[Binding]] = defaultdict(list)
+        self.class_bindings: Dict[Tuple[cst.ClassDef, str], List[Binding]] = defaultdict(list)
+        self.by_value: Dict[cst.CSTNode, List[Binding]] = defaultdict(list)
+        self.reads: Dict[str, List[cst.CSTNode]] = defaultdict(list)
+        self.returns: Dict[cst.CSTNode, List[cst.BaseExpression]] = defaultdict(list)
+        self.calls: List[cst.Call] = []
+        self._not_read: Set[cst.CSTNode] = set()
+        self._scopes: List[cst.CSTNode] = [module]
+        self._clock = 0
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self._clock += 1
+        self.enter[node] = self._clock
+        if isinstance(node, (cst.Name, cst.Attribute)) and node not in self._not_read:
+            key = dotted(node)
+            if key is not None:
+                self.reads[key].append(node)
+        elif isinstance(node, cst.Call):
+            self.calls.append(node)
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        super().on_leave(original_node)
+        self._clock += 1
+        self.exit[original_node] = self._clock
+
+    # names that are not reads
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._not_read.add(node.attr)
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self._not_read.add(node.keyword)
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self._not_read.add(node.name)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self._not_read.add(node.name)
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False
+
+    def visit_Global(self, node: cst.Global) -> bool:
+        return False
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> bool:
+        return False
+
+    def _stores(self, target: cst.CSTNode) -> None:
+        if isinstance(target, (cst.Name, cst.Attribute)):
+            self._not_read.add(target)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._stores(element.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._stores(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._stores(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._stores(node.target)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._stores(node.target)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._stores(node.target)
+
+    # scopes
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._not_read.add(node.name)
+        self._open(node, node.params)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._scopes.pop()
+        self._add(original_node.name.value, original_node, ())
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self._open(node, node.params)
+
+    def leave_Lambda(self, original_node: cst.Lambda) -> None:
+        self._scopes.pop()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._not_read.add(node.name)
+        self._scopes.append(node)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._scopes.pop()
+        self._add(original_node.name.value, original_node, ())
+
+    def _open(self, function: cst.CSTNode, params: cst.Parameters) -> None:
+        self._scopes.append(function)
+        every = [*params.posonly_params, *params.params, *params.kwonly_params]
+        every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+        for param in every:
+            self._add(param.name.value, param, ())
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is not None and isinstance(self._scopes[-1], cst.FunctionDef):
+            self.returns[self._scopes[-1]].append(node.value)
+
+    # bindings take effect after their whole statement
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        for target in original_node.targets:
+            self._bind(target.target, original_node.value, ())
+
+    def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
+        if original_node.value is not None:
+            self._bind(original_node.target, original_node.value, ())
+
+    def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
+        self._bind(original_node.target, None, ())
+
+    def leave_NamedExpr(self, original_node: cst.NamedExpr) -> None:
+        self._bind(original_node.target, original_node.value, ())
+
+    def visit_For(self, node: cst.For) -> None:
+        self._stores(node.target)
+        self._bind(node.target, None, ())
+
+    def leave_WithItem(self, original_node: cst.WithItem) -> None:
+        if original_node.asname is not None:
+            self._bind(original_node.asname.name, None, ())
+
+    def _bind(self, target: cst.CSTNode, value: Optional[cst.BaseExpression], element: Tuple[int, ...]) -> None:
+        if isinstance(target, (cst.Name, cst.Attribute)):
+            key = dotted(target)
+            if key is not None:
+                self._add(key, value, element)
+            return
+        if not isinstance(target, (cst.Tuple, cst.List)):
+            return
+        targets = [e.value for e in target.elements]
+        starred = any(isinstance(e, cst.StarredElement) for e in target.elements)
+        if (
+            not element
+            and not starred
+            and isinstance(value, (cst.Tuple, cst.List))
+            and len(value.elements) == len(targets)
+            and not any(isinstance(e, cst.StarredElement) for e in value.elements)
+        ):
+            for inner, item in zip(targets, value.elements):
+                self._bind(inner, item.value, ())
+            return
+        for index, inner in enumerate(targets):
+            self._bind(inner, None if starred else value, () if starred else element + (index,))
+
+    def _add(self, key: str, value: BoundValue, element: Tuple[int, ...]) -> None:
+        scope = self._scopes[-1]
+        binding = Binding(key, scope, value, element, self._clock)
+        self.bindings[(scope, key)].append(binding)
+        if value is not None:
+            self.by_value[value].append(binding)
+        if key.startswith("self.") and len(self._scopes) > 1 and isinstance(self._scopes[-2], cst.ClassDef):
+            self.class_bindings[(self._scopes[-2], key)].append(binding)
+
+
+class NameBindings:
+    """Which assignment each use of a name sees; reads, returns and calls of the module.
+
+    Use ``facts.fact(NameBindings)``.
+    """
+
+    def __init__(self, facts: "ModuleFacts") -> None:
+        self.facts = facts
+        binder = _Binder(facts.module)
+        facts.module.visit(binder)
+        self._binder = binder
+
+    def scopes(self, node: cst.CSTNode) -> List[cst.CSTNode]:
+        """Scopes a name used at ``node`` is looked up in, innermost first (Python's rules for classes)."""
+        result: List[cst.CSTNode] = []
+        for ancestor in self.facts.ancestors(node):
+            if isinstance(ancestor, SCOPES) and not (isinstance(ancestor, cst.ClassDef) and result):
+                result.append(ancestor)
+        return result
+
+    def resolve_key(self, key: str, site: cst.CSTNode) -> Optional[Binding]:
+        """The binding of ``key`` that code at ``site`` sees (in its own scope: the last one before it)."""
+        use = self._binder.enter.get(site, 0)
+        for depth, scope in enumerate(self.scopes(site)):
+            candidates = self._binder.bindings.get((scope, key))
+            if candidates:
+                if depth == 0:
+                    before = [b for b in candidates if b.order < use]
+                    return before[-1] if before else None
+                return candidates[-1]
+            if "." in key:
+                return None
+        return None
+
+    def resolve(self, node: cst.BaseExpression) -> Optional[Binding]:
+        key = dotted(node)
+        if key is None or self._bound_by_comprehension(node, key.split(".")[0]):
+            return None
+        return self.resolve_key(key, node)
+
+    def values(self, node: cst.BaseExpression) -> List[Binding]:
+        """Bindings a name or attribute chain may hold: every ``self.x = ...`` of the class for ``self.x``."""
+        key = dotted(node)
+        if key is not None and key.startswith("self."):
+            cls = self.method_class(node)
+            if cls is not None:
+                return list(self._binder.class_bindings.get((cls, key), ()))
+        binding = self.resolve(node)
+        return [binding] if binding is not None else []
+
+    def before(self, node: cst.CSTNode, other: cst.CSTNode) -> bool:
+        """``node`` starts before ``other`` in the source."""
+        return self._binder.enter[node] < self._binder.enter[other]
+
+    def bindings_of_value(self, value: cst.CSTNode) -> List[Binding]:
+        return self._binder.by_value.get(value, [])
+
+    def parameter_binding(self, function: cst.CSTNode, param: cst.Param) -> Optional[Binding]:
+        return next((b for b in self._binder.bindings.get((function, param.name.value), ()) if b.value is param), None)
+
+    def reads_of(self, binding: Binding) -> List[cst.CSTNode]:
+        """The uses that see ``binding`` (for ``self.x``: every use of ``self.x`` in the class)."""
+        cls = self._class_of(binding)
+        reads = self._binder.reads.get(binding.key, ())
+        if cls is not None:
+            return [read for read in reads if self.method_class(read) is cls]
+        return [read for read in reads if self.resolve(read) is binding]
+
+    def returns(self, function: cst.CSTNode) -> List[cst.BaseExpression]:
+        """What ``function`` returns: its ``return`` values, or a lambda's body."""
+        if isinstance(function, cst.Lambda):
+            return [function.body]
+        return self._binder.returns.get(function, [])
+
+    def contains(self, outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
+        """``inner`` is a descendant of ``outer``."""
+        enter, exit_ = self._binder.enter, self._binder.exit
+        return enter[outer] < enter[inner] and exit_[inner] < exit_[outer]
+
+    def calls_within(self, node: cst.CSTNode) -> List[cst.Call]:
+        return [call for call in self._binder.calls if self.contains(node, call)]
+
+    def method_class(self, node: cst.CSTNode) -> Optional[cst.ClassDef]:
+        """The class whose method (directly) contains ``node``."""
+        for ancestor in self.facts.ancestors(node):
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+                holder = self.facts.parent(self.facts.parent(ancestor))
+                return holder if isinstance(ancestor, cst.FunctionDef) and isinstance(holder, cst.ClassDef) else None
+        return None
+
+    def _class_of(self, binding: Binding) -> Optional[cst.ClassDef]:
+        if not binding.key.startswith("self.") or not isinstance(binding.scope, cst.FunctionDef):
+            return None
+        holder = self.facts.parent(self.facts.parent(binding.scope))
+        return holder if isinstance(holder, cst.ClassDef) else None
+
+    def _bound_by_comprehension(self, node: cst.CSTNode, name: str) -> bool:
+        for ancestor in self.facts.ancestors(node):
+            if isinstance(ancestor, COMPREHENSIONS):
+                comp_for: Optional[cst.CompFor] = ancestor.for_in
+                while comp_for is not None:
+                    if any(n.value == name for n in _names_in(comp_for.target)):
+                        return True
+                    comp_for = comp_for.inner_for_in
+            elif isinstance(ancestor, SCOPES):
+                return False
+        return False
+
+
+class _NameCollector(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: List[cst.Name] = []
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.append(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+
+def _names_in(node: cst.CSTNode) -> List[cst.Name]:
+    """Names read by an expression (not attribute names, not keyword names)."""
+    collector = _NameCollector()
+    node.visit(collector)
+    return collector.names
+
+
+# ---------------------------------------------------------------------------------------------
+# Placement: which values are on an accelerator
+
+
+@dataclass(frozen=True)
+class Move:
+    """A call that puts a tensor on an accelerator.
+
+    ``device`` is the target expression, None for the current CUDA device
+    (``.cuda()``, ``torch.cuda.FloatTensor(...)``); ``cuda`` says the target
+    is CUDA whatever ``device`` is. ``invocations`` tell which call runs the
+    function the move is in, so that its parameters can be traced to arguments.
+    """
+
+    call: cst.Call
+    device: Optional[cst.BaseExpression]
+    invocations: Invocations
+    cuda: bool = False
+
+
+@dataclass(frozen=True)
+class Trace:
+    """The moves an expression's value comes from, and the bindings it passed through."""
+
+    moves: Tuple[Move, ...] = ()
+    through: Tuple[Binding, ...] = ()
+
+    def __add__(self, other: "Trace") -> "Trace":
+        return Trace(_unique(self.moves + other.moves), _unique(self.through + other.through))
+
+    def __bool__(self) -> bool:
+        return bool(self.moves)
+
+    def via(self, binding: Optional[Binding]) -> "Trace":
+        if not self.moves or binding is None:
+            return self
+        return Trace(self.moves, _unique(self.through + (binding,)))
+
+
+EMPTY = Trace()
+
+
+@dataclass(frozen=True)
+class TensorBatch:
+    """Each batch is one accelerator tensor."""
+
+
+@dataclass(frozen=True)
+class SequenceBatch:
+    """Each batch is a tuple/list; ``resident[i]`` says element ``i`` was on the accelerator."""
+
+    resident: Tuple[bool, ...]
+
+
+@dataclass(frozen=True)
+class MappingBatch:
+    """Each batch is a dict; ``keys`` were on the accelerator, and ``complete`` when every value was."""
+
+    keys: Tuple[str, ...]
+    complete: bool
+
+
+Layout = Union[TensorBatch, SequenceBatch, MappingBatch]
+
+
+@dataclass(frozen=True)
+class LoaderArguments:
+    """A ``DataLoader(...)`` call's arguments by parameter name, ``**kwargs`` dicts included."""
+
+    call: cst.Call
+    values: Mapping[str, cst.BaseExpression]
+
+    def get(self, name: str) -> Optional[cst.BaseExpression]:
+        return self.values.get(name)
+
+
+@dataclass(frozen=True)
+class DeviceBatches:
+    """A DataLoader whose batches are on an accelerator before the loop sees them.
+
+    ``trace`` holds the moves responsible (in the data set, its ``__getitem__``
+    or the collate function); ``layout`` the shape of a batch where known.
+    """
+
+    arguments: LoaderArguments
+    trace: Trace
+    layout: Optional[Layout]
+
+    @property
+    def first_move(self) -> cst.Call:
+        return self.trace.moves[0].call
+
+
+_UNKNOWN = object()
+
+
+class DevicePlacement:
+    """Accelerator placement of values, and the DataLoaders that serve accelerator batches.
+
+    Use ``facts.fact(DevicePlacement)``; the rules ask :meth:`device_batches`
+    for each ``DataLoader(...)`` call.
+    """
+
+    def __init__(self, facts: "ModuleFacts") -> None:
+        self.facts = facts
+        # Most calls are not a DataLoader: in a file that never names it, skip building the import table.
+        self._mentions_loader = "DataLoader" in facts.text
+        self._traces: Dict[Tuple[cst.CSTNode, Invocations], Trace] = {}
+        self._active: Set[Tuple[cst.CSTNode, Invocations]] = set()
+
+    @functools.cached_property
+    def names(self) -> NameBindings:
+        """Name resolution, built on the first DataLoader call (most calls are not one)."""
+        return self.facts.fact(NameBindings)
+
+    # -- the DataLoader ------------------------------------------------------------------
+
+    def device_batches(self, call: cst.Call, switch: str) -> Optional[DeviceBatches]:
+        """For a ``DataLoader(...)`` whose batches come out on an accelerator and whose ``switch`` argument
+        (``pin_memory``, ``num_workers``) is not provably off: why, and the batches' layout."""
+        arguments = self.loader_arguments(call)
+        if arguments is None or self.is_provably_off(arguments.get(switch)):
+            return None
+        dataset = arguments.get("dataset")
+        dataset_trace = self.trace(dataset) if dataset is not None else EMPTY
+        collate = arguments.get("collate_fn")
+        default_collate = collate is None or self._constant(collate) is None
+        function = None if default_collate else self._function_value(collate, (), 0)
+        collate_trace = EMPTY
+        if function is not None:
+            definition, invocations, links = function
+            collate_trace = _sum(self.trace(r, invocations) for r in self.names.returns(definition))
+            for link in links:
+                collate_trace = collate_trace.via(link)
+        trace = dataset_trace + collate_trace
+        if not trace:
+            return None
+        if default_collate:
+            layout = self._item_layout(dataset, (), 0) if dataset is not None else None
+        elif function is not None and not dataset_trace:
+            layout = self._same(self._value_layout(r, function[1], 0) for r in self.names.returns(function[0]))
+        else:
+            layout = None
+        return DeviceBatches(arguments, trace, layout)
+
+    def loader_arguments(self, call: cst.Call) -> Optional[LoaderArguments]:
+        """Arguments of a torch ``DataLoader(...)`` call; None for any other call.
+
+        A ``**kwargs`` whose content cannot be read statically adds nothing:
+        a key it might hold is treated as absent (precision first).
+        """
+        if not self._mentions_loader or self.facts.qualified_name(call.func) not in DATALOADERS:
+            return None
+        values: Dict[str, cst.BaseExpression] = {}
+        position = 0
+        for arg in call.args:
+            if arg.star == "**":
+                values.update(self._keyword_dict(arg.value, 0) or {})
+            elif arg.star:
+                position = len(LOADER_PARAMETERS)
+            elif arg.keyword is not None:
+                values[arg.keyword.value] = arg.value
+            else:
+                if position < len(LOADER_PARAMETERS):
+                    values[LOADER_PARAMETERS[position]] = arg.value
+                position += 1
+        return LoaderArguments(call, values)
+
+    def _keyword_dict(self, expr: cst.BaseExpression, depth: int) -> Optional[Dict[str, cst.BaseExpression]]:
+        """The string-keyed content of a dict expression: a display, ``dict(...)``, or a name bound to one."""
+        if depth > MAX_DEPTH:
+            return None
+        if isinstance(expr, cst.Dict):
+            result: Dict[str, cst.BaseExpression] = {}
+            for element in expr.elements:
+                if isinstance(element, cst.StarredDictElement):
+                    result.update(self._keyword_dict(element.value, depth + 1) or {})
+                elif _string_value(element.key) is not None:
+                    result[_string_value(element.key)] = element.value
+            return result
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "dict":
+            return self._call_keywords(expr, depth)
+        if isinstance(expr, cst.Name):
+            binding = self.names.resolve(expr)
+            if binding is None or binding.element or not isinstance(binding.value, cst.BaseExpression):
+                return None
+            result = self._keyword_dict(binding.value, depth + 1)
+            if result is not None:
+                self._apply_dict_updates(binding, expr, result, depth)
+            return result
+        return None
+
+    def _call_keywords(self, call: cst.Call, depth: int) -> Dict[str, cst.BaseExpression]:
+        """Keys set by ``dict(mapping, k=v)`` or ``d.update(mapping, k=v)``."""
+        result: Dict[str, cst.BaseExpression] = {}
+        for arg in call.args:
+            if arg.keyword is not None:
+                result[arg.keyword.value] = arg.value
+            elif not arg.star or arg.star == "**":
+                result.update(self._keyword_dict(arg.value, depth + 1) or {})
+        return result
+
+    def _apply_dict_updates(self, binding: Binding, use: cst.CSTNode, result: Dict, depth: int) -> None:
+        """Add the ``d.update(...)`` and ``d[key] = value`` made to ``binding``'s dict before ``use``."""
+        for read in self.names.reads_of(binding):
+            if not self.names.before(read, use):
+                continue
+            parent = self.facts.parent(read)
+            holder = self.facts.parent(parent)
+            if isinstance(parent, cst.Attribute) and parent.attr.value == "update" and isinstance(holder, cst.Call):
+                result.update(self._call_keywords(holder, depth + 1))
+            elif isinstance(parent, cst.Subscript) and isinstance(holder, cst.AssignTarget) and len(parent.slice) == 1:
+                index = parent.slice[0].slice
+                key = _string_value(index.value) if isinstance(index, cst.Index) else None
+                statement = self.facts.parent(holder)
+                if key is not None and isinstance(statement, cst.Assign):
+                    result[key] = statement.value
+
+    # -- provable values -----------------------------------------------------------------
+
+    def is_provably_off(self, expr: Optional[cst.BaseExpression]) -> bool:
+        """An argument that is absent, ``False``, ``None`` or ``0``, directly or through a name.
+
+        ``True``, ``torch.cuda.is_available()``, a parameter or a config
+        attribute are not provably off.
+        """
+        return expr is None or self._constant(expr) in (False, None)
+
+    def _constant(self, expr: cst.BaseExpression, depth: int = 0) -> object:
+        """The value of a literal ``True``/``False``/``None``/integer, followed through names."""
+        if isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"):
+            return {"True": True, "False": False, "None": None}[expr.value]
+        if isinstance(expr, cst.Integer):
+            return int(expr.value, 0)
+        if isinstance(expr, cst.Name) and depth < MAX_DEPTH:
+            binding = self.names.resolve(expr)
+            if binding is not None and not binding.element and isinstance(binding.value, cst.BaseExpression):
+                return self._constant(binding.value, depth + 1)
+        return _UNKNOWN
+
+    def is_provably_cpu(self, device: cst.BaseExpression, invocations: Invocations = (), depth: int = 0) -> bool:
+        """``"cpu"``, ``torch.device("cpu")``, or a name every binding of which is one of those."""
+        if depth > MAX_DEPTH:
+            return False
+        text = _string_value(device)
+        if text is not None:
+            return text == "cpu" or text.startswith("cpu:")
+        if isinstance(device, cst.IfExp):
+            return self.is_provably_cpu(device.body, invocations, depth + 1) and self.is_provably_cpu(
+                device.orelse, invocations, depth + 1
+            )
+        if isinstance(device, cst.Call) and self.facts.qualified_name(device.func) == "torch.device":
+            first = _keyword(device, "type") or next(iter(_positional(device.args)), None)
+            return first is not None and self.is_provably_cpu(first.value, invocations, depth + 1)
+        if isinstance(device, (cst.Name, cst.Attribute)):
+            values = [self.binding_value(b, invocations) for b in self.names.values(device)]
+            return bool(values) and all(
+                value is not None and self.is_provably_cpu(value, invocations, depth + 1) for value in values
+            )
+        return False
+
+    # -- tracing values to their moves ---------------------------------------------------
+
+    def trace(self, expr: cst.BaseExpression, invocations: Invocations = ()) -> Trace:
+        """The accelerator moves ``expr``'s value comes from (empty: not known to be on an accelerator)."""
+        key = (expr, invocations)
+        cached = self._traces.get(key)
+        if cached is not None:
+            return cached
+        if key in self._active or len(self._active) > MAX_DEPTH:
+            return EMPTY
+        self._active.add(key)
+        try:
+            result = self._trace(expr, invocations)
+        finally:
+            self._active.discard(key)
+        self._traces[key] = result
+        return result
+
+    def _trace(self, expr: cst.BaseExpression, inv: Invocations) -> Trace:
+        if isinstance(expr, cst.Call):
+            return self._trace_call(expr, inv)
+        if isinstance(expr, (cst.Name, cst.Attribute)):
+            return self._trace_name(expr, inv)
+        if isinstance(expr, cst.Subscript):
+            return self.trace(expr.value, inv)
+        if isinstance(expr, (cst.Tuple, cst.List, cst.Set, cst.Dict)):
+            return _sum(self.trace(element.value, inv) for element in expr.elements)
+        if isinstance(expr, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+            return self.trace(expr.elt, inv)
+        if isinstance(expr, cst.DictComp):
+            return self.trace(expr.value, inv)
+        if isinstance(expr, cst.IfExp):
+            return self.trace(expr.body, inv) + self.trace(expr.orelse, inv)
+        if isinstance(expr, cst.BinaryOperation):
+            return self.trace(expr.left, inv) + self.trace(expr.right, inv)
+        return EMPTY
+
+    def _trace_call(self, call: cst.Call, inv: Invocations) -> Trace:
+        move = self.move(call, inv)
+        if move is not None:
+            return Trace((move,))
+        qualified = self.facts.qualified_name(call.func)
+        if qualified is not None:
+            if qualified in COMBINING_FUNCTIONS or qualified in TENSOR_DATASETS:
+                return _sum(self.trace(arg.value, inv) for arg in call.args)
+            return EMPTY
+        if isinstance(call.func, cst.Name) and call.func.value in CONTAINER_BUILTINS:
+            return _sum(self.trace(arg.value, inv) for arg in call.args)
+        definition = self.definition(call.func)
+        if definition is not None and isinstance(definition.value, cst.ClassDef):
+            return self._instance_trace(definition.value, call, inv).via(definition)
+        if definition is not None and isinstance(definition.value, cst.FunctionDef):
+            inner = inv + ((definition.value, call),)
+            return _sum(self.trace(r, inner) for r in self.names.returns(definition.value)).via(definition)
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value in CHAIN_METHODS:
+            if call.func.attr.value == "to" and self.to_device(call) is not None:
+                return EMPTY  # not a move, yet a device: the CPU
+            return self.trace(call.func.value, inv)
+        return EMPTY
+
+    def _instance_trace(self, cls: cst.ClassDef, call: cst.Call, inv: Invocations) -> Trace:
+        """An instance of a same-module Dataset: what its ``__getitem__`` returns, with ``__init__`` run by ``call``."""
+        getitem = _method(cls, "__getitem__")
+        if getitem is None:
+            return EMPTY
+        return _sum(self.trace(r, self._constructed(cls, call, inv)) for r in self.names.returns(getitem))
+
+    def _constructed(self, cls: cst.ClassDef, call: cst.Call, inv: Invocations) -> Invocations:
+        init = _method(cls, "__init__")
+        return inv + ((init, call),) if init is not None else inv
+
+    def _trace_name(self, expr: cst.BaseExpression, inv: Invocations) -> Trace:
+        if isinstance(expr, cst.Attribute) and expr.attr.value in PRESERVING_ATTRIBUTES:
+            return self.trace(expr.value, inv)
+        total = EMPTY
+        for binding in self.names.values(expr):
+            value = self.binding_value(binding, inv)
+            if value is not None:
+                total = total + self.trace(value, inv).via(binding)
+        return total
+
+    def binding_value(self, binding: Binding, inv: Invocations) -> Optional[cst.BaseExpression]:
+        """The expression a binding holds; for a parameter, the argument of the call that runs its function."""
+        if isinstance(binding.value, cst.Param):
+            for function, call in reversed(inv):
+                if function is binding.scope:
+                    return self.bound_arguments(call, function).get(binding.value, binding.value.default)
+            return None
+        return binding.value if isinstance(binding.value, cst.BaseExpression) else None
+
+    def bound_arguments(self, call: cst.Call, function: cst.CSTNode) -> Dict[cst.Param, cst.BaseExpression]:
+        """Which argument of ``call`` each parameter of ``function`` receives (``self`` and partial() handled)."""
+        params = getattr(function, "params", None)
+        if not isinstance(params, cst.Parameters):
+            return {}
+        positional = [*params.posonly_params, *params.params]
+        args = list(call.args)
+        if self.facts.qualified_name(call.func) == "functools.partial":
+            args = args[1:]
+        elif _is_method(function, self.facts):
+            positional = positional[1:]
+        by_name = {p.name.value: p for p in [*positional, *params.kwonly_params]}
+        result: Dict[cst.Param, cst.BaseExpression] = {}
+        for param, arg in zip(positional, _positional(args)):
+            result[param] = arg.value
+        for arg in args:
+            if arg.keyword is not None and arg.keyword.value in by_name:
+                result[by_name[arg.keyword.value]] = arg.value
+        return result
+
+    def definition(self, func: cst.BaseExpression) -> Optional[Binding]:
+        """The binding of a same-module ``def``/``class`` that ``func`` names."""
+        if not isinstance(func, cst.Name):
+            return None
+        binding = self.names.resolve(func)
+        if binding is not None and isinstance(binding.value, (cst.FunctionDef, cst.ClassDef)):
+            return binding
+        return None
+
+    def _function_value(
+        self, expr: cst.BaseExpression, inv: Invocations, depth: int
+    ) -> Optional[Tuple[cst.CSTNode, Invocations, Tuple[Binding, ...]]]:
+        """The same-module function (or lambda) ``expr`` evaluates to, the calls that made it, and the names on the way.
+
+        Follows ``collate``, ``make_collate(device)`` (what the factory
+        returns, its parameters bound to the call's arguments) and
+        ``functools.partial(collate, device=device)``.
+        """
+        if depth > MAX_DEPTH:
+            return None
+        if isinstance(expr, cst.Lambda):
+            return expr, inv, ()
+        if isinstance(expr, cst.Name):
+            binding = self.names.resolve(expr)
+            if binding is None:
+                return None
+            if isinstance(binding.value, cst.FunctionDef):
+                return binding.value, inv, (binding,)
+            value = self.binding_value(binding, inv)
+            found = self._function_value(value, inv, depth + 1) if value is not None else None
+            return (found[0], found[1], found[2] + (binding,)) if found is not None else None
+        if not isinstance(expr, cst.Call):
+            return None
+        if self.facts.qualified_name(expr.func) == "functools.partial" and expr.args:
+            found = self._function_value(expr.args[0].value, inv, depth + 1)
+            return (found[0], found[1] + ((found[0], expr),), found[2]) if found is not None else None
+        factory = self.definition(expr.func)
+        if factory is None or not isinstance(factory.value, cst.FunctionDef):
+            return None
+        inner = inv + ((factory.value, expr),)
+        for returned in self.names.returns(factory.value):
+            found = self._function_value(returned, inner, depth + 1)
+            if found is not None:
+                return found[0], found[1], found[2] + (factory,)
+        return None
+
+    # -- moves ---------------------------------------------------------------------------
+
+    def move(self, call: cst.Call, invocations: Invocations = ()) -> Optional[Move]:
+        """``call`` itself as an accelerator move, if it is one."""
+        func = call.func
+        if isinstance(func, cst.Attribute) and self.facts.qualified_name(func) is None:
+            if func.attr.value == "cuda":
+                device = _keyword(call, "device") or next(iter(_positional(call.args)), None)
+                return Move(call, device.value if device is not None else None, invocations, cuda=True)
+            if func.attr.value == "to":
+                device = self.to_device(call)
+                if device is not None and not self.is_provably_cpu(device, invocations):
+                    return Move(call, device, invocations)
+            return None
+        qualified = self.facts.qualified_name(func) or ""
+        if qualified in TORCH_FACTORIES:
+            device = _keyword(call, "device")
+            if device is not None and not self.is_provably_cpu(device.value, invocations):
+                return Move(call, device.value, invocations)
+        if CUDA_TENSOR_TYPE.fullmatch(qualified) and isinstance(func, cst.Attribute):
+            return Move(call, None, invocations, cuda=True)
+        return None
+
+    def to_device(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+        """The device argument of a ``.to(...)`` call (not a dtype, not another tensor)."""
+        keyword = _keyword(call, "device")
+        if keyword is not None:
+            return keyword.value
+        positional = _positional(call.args)
+        if positional and self._is_device_like(positional[0].value, 0):
+            return positional[0].value
+        return None
+
+    def _is_device_like(self, expr: cst.BaseExpression, depth: int) -> bool:
+        if depth > MAX_DEPTH:
+            return False
+        if isinstance(expr, STRINGS):
+            return True
+        if isinstance(expr, cst.IfExp):
+            return self._is_device_like(expr.body, depth + 1) or self._is_device_like(expr.orelse, depth + 1)
+        if isinstance(expr, cst.Call):
+            return self.facts.qualified_name(expr.func) == "torch.device"
+        name = dotted(expr)
+        if name is None or (self.facts.qualified_name(expr) or "").startswith("torch."):
+            return False  # torch.float32, torch.long: a dtype
+        if DEVICE_NAME.search(name.rsplit(".", 1)[-1]):
+            return True
+        return any(
+            isinstance(b.value, cst.BaseExpression) and not b.element and self._is_device_like(b.value, depth + 1)
+            for b in self.names.values(expr)
+        )
+
+    # -- batch layouts -------------------------------------------------------------------
+
+    def _item_layout(self, dataset: cst.BaseExpression, inv: Invocations, depth: int) -> Optional[Layout]:
+        """The layout of a batch that the default collate makes from ``dataset``'s items."""
+        if depth > MAX_DEPTH:
+            return None
+        if isinstance(dataset, (cst.Name, cst.Attribute)):
+            values = [self.binding_value(b, inv) for b in self.names.values(dataset)]
+            if len(values) == 1 and values[0] is not None:
+                return self._item_layout(values[0], inv, depth + 1)
+            return None
+        if not isinstance(dataset, cst.Call):
+            return None
+        if self.facts.qualified_name(dataset.func) in TENSOR_DATASETS:
+            if any(arg.star or arg.keyword is not None for arg in dataset.args):
+                return None
+            return SequenceBatch(tuple(bool(self.trace(arg.value, inv)) for arg in dataset.args))
+        definition = self.definition(dataset.func)
+        if definition is None:
+            return None
+        if isinstance(definition.value, cst.ClassDef):
+            getitem = _method(definition.value, "__getitem__")
+            inner = self._constructed(definition.value, dataset, inv)
+            returns = self.names.returns(getitem) if getitem is not None else []
+            return self._same(self._value_layout(r, inner, depth + 1) for r in returns)
+        inner = inv + ((definition.value, dataset),)
+        return self._same(self._item_layout(r, inner, depth + 1) for r in self.names.returns(definition.value))
+
+    def _value_layout(self, expr: cst.BaseExpression, inv: Invocations, depth: int) -> Optional[Layout]:
+        """The layout of an item or batch built by ``expr`` (a return value of ``__getitem__`` or a collate)."""
+        if depth > MAX_DEPTH:
+            return None
+        if isinstance(expr, (cst.Tuple, cst.List)):
+            if any(isinstance(e, cst.StarredElement) for e in expr.elements):
+                return None
+            return SequenceBatch(tuple(bool(self.trace(e.value, inv)) for e in expr.elements))
+        if isinstance(expr, cst.Dict):
+            keys = [_string_value(e.key) if isinstance(e, cst.DictElement) else None for e in expr.elements]
+            if any(key is None for key in keys):
+                return None
+            resident = [key for key, e in zip(keys, expr.elements) if self.trace(e.value, inv)]
+            return MappingBatch(tuple(resident), complete=len(resident) == len(keys))
+        if isinstance(expr, cst.DictComp):
+            return MappingBatch((), complete=True) if self.trace(expr.value, inv) else None
+        if isinstance(expr, cst.Name):
+            values = [self.binding_value(b, inv) for b in self.names.values(expr)]
+            if len(values) == 1 and values[0] is not None:
+                return self._value_layout(values[0], inv, depth + 1)
+            return None
+        return TensorBatch() if self._is_tensor(expr, inv, depth + 1) else None
+
+    def _is_tensor(self, expr: cst.BaseExpression, inv: Invocations, depth: int) -> bool:
+        """An accelerator tensor for sure: a move, or indexing/converting one (not a tuple of them)."""
+        if depth > MAX_DEPTH:
+            return False
+        if isinstance(expr, cst.Subscript):
+            return self._is_tensor(expr.value, inv, depth + 1)
+        if isinstance(expr, (cst.Name, cst.Attribute)):
+            values = [self.binding_value(b, inv) for b in self.names.values(expr)]
+            return bool(values) and all(v is not None and self._is_tensor(v, inv, depth + 1) for v in values)
+        if not isinstance(expr, cst.Call):
+            return False
+        if self.move(expr, inv) is not None:
+            return True
+        if self.facts.qualified_name(expr.func) in COMBINING_FUNCTIONS:
+            return bool(self.trace(expr, inv))
+        func = expr.func
+        return (
+            isinstance(func, cst.Attribute)
+            and self.facts.qualified_name(func) is None
+            and func.attr.value in CHAIN_METHODS
+            and self._is_tensor(func.value, inv, depth + 1)
+        )
+
+    @staticmethod
+    def _same(layouts: Iterable[Optional[Layout]]) -> Optional[Layout]:
+        found = list(layouts)
+        if found and found[0] is not None and all(layout == found[0] for layout in found):
+            return found[0]
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# The fix shared by TL101 and TL102: keep the data set on the CPU, move each batch in the loop
+
+
+@dataclass(frozen=True)
+class Consumer:
+    """A loop over the loader; ``hop`` is the ``(function, call)`` the loader was passed through, if any."""
+
+    loop: LoaderLoop
+    hop: Optional[Tuple[cst.FunctionDef, cst.Call]]
+
+
+@dataclass(frozen=True)
+class DeviceTarget:
+    """Where batches must go: ``node`` is the device expression, None for ``.cuda()``'s current device."""
+
+    node: Optional[cst.BaseExpression]
+    code: Optional[str]
+
+    def transfer(self) -> str:
+        if self.code is None:
+            return ".cuda(non_blocking=True)"
+        return f".to({self.code}, non_blocking=True)"
+
+
+class CpuDatasetFix:
+    """Builds the fix both rules offer for a :class:`DeviceBatches` loader.
+
+    Remove the accelerator moves from the data set, its ``__getitem__`` or
+    its collate function (keeping dtype conversions); make an unconditional
+    ``pin_memory=True`` conditional on a CUDA target; and in every loop over
+    the loader that does not already do it, move each batch with
+    ``non_blocking=True``. Safe when every use of the loader is such a loop
+    in this module (directly or through one function call); otherwise
+    unsafe, with the message saying where the transfer must go. No fix when
+    a removed move also feeds other code, which would then get CPU tensors.
+
+    Use ``facts.fact(CpuDatasetFix).fix(batches)``.
+    """
+
+    def __init__(self, facts: "ModuleFacts") -> None:
+        self.facts = facts
+        self.placement = facts.fact(DevicePlacement)
+        self.names = facts.fact(NameBindings)
+
+    def fix(self, batches: DeviceBatches) -> Optional[CstFix]:
+        moves = batches.trace.moves
+        if not all(self._exclusive(binding) for binding in batches.trace.through):
+            return None
+        replacements: Dict[cst.CSTNode, object] = {}
+        for move in moves:
+            on_cpu = self._on_cpu(move.call)
+            if on_cpu is None:
+                return None
+            replacements[move.call] = on_cpu
+        replacements.update(self._pin_edit(batches))
+        loop_edits = self._loop_edits(batches)
+        if loop_edits is not None:
+            replacements.update(loop_edits)
+            message = "Keep the dataset on the CPU and move each batch to the device in the training loop"
+            return CstFix(message, Applicability.SAFE, replacements)
+        target = self._target(moves, batches.arguments.call) or DeviceTarget(None, "device")
+        message = (
+            f"Keep the dataset on the CPU; then move each batch where {self._loader_name(batches)} is iterated "
+            f"(`x = x{target.transfer()}`), which this fix does not find in this module"
+        )
+        return CstFix(message, Applicability.UNSAFE, replacements)
+
+    # -- removing the moves --------------------------------------------------------------
+
+    def _exclusive(self, binding: Binding) -> bool:
+        """Nothing but the loader reads the value (reads of its shape or length aside)."""
+        return sum(1 for read in self.names.reads_of(binding) if not self._placement_free(read)) <= 1
+
+    def _placement_free(self, read: cst.CSTNode) -> bool:
+        parent = self.facts.parent(read)
+        if isinstance(parent, cst.Attribute) and parent.value is read:
+            return parent.attr.value in PLACEMENT_FREE_ATTRIBUTES
+        call = self.facts.parent(parent) if isinstance(parent, cst.Arg) else None
+        return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "len"
+
+    def _on_cpu(self, expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+        """``expr`` with the accelerator moves of its method chain removed; dtype arguments are kept."""
+        if not isinstance(expr, cst.Call):
+            return expr
+        func = expr.func
+        move = self.placement.move(expr)
+        if isinstance(func, cst.Attribute) and self.facts.qualified_name(func) is None:  # x.to(...), x.float()
+            receiver = self._on_cpu(func.value)
+            if receiver is None:
+                return None
+            if move is None:
+                return expr.with_changes(func=func.with_changes(value=receiver))
+            kept = self._without_device(expr.args, move) if func.attr.value == "to" else []
+            if not kept:
+                return receiver
+            return expr.with_changes(func=func.with_changes(value=receiver), args=self._args(kept))
+        if move is None:
+            return expr
+        if move.device is None:  # torch.cuda.FloatTensor(...) -> torch.FloatTensor(...)
+            if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Attribute)):
+                return None
+            return expr.with_changes(func=func.with_changes(value=func.value.value))
+        return expr.with_changes(args=self._args([a for a in expr.args if a.value is not move.device]))
+
+    @staticmethod
+    def _without_device(args: Sequence[cst.Arg], move: Move) -> List[cst.Arg]:
+        """A ``.to(...)``'s arguments less the device and the transfer options; a dtype stays."""
+        transfer_options = {"device", "non_blocking", "copy"}
+        return [
+            arg
+            for arg in args
+            if arg.value is not move.device and (arg.keyword is None or arg.keyword.value not in transfer_options)
+        ]
+
+    @staticmethod
+    def _args(args: List[cst.Arg]) -> List[cst.Arg]:
+        if args:
+            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return args
+
+    # -- pin_memory ----------------------------------------------------------------------
+
+    def _pin_edit(self, batches: DeviceBatches) -> Dict[cst.CSTNode, cst.BaseExpression]:
+        """``pin_memory=True`` -> ``pin_memory=<device is CUDA>``: pinning helps only CPU data bound for CUDA."""
+        pin = batches.arguments.get("pin_memory")
+        if not (isinstance(pin, cst.Name) and pin.value == "True") or all(m.cuda for m in batches.trace.moves):
+            return {}
+        if self._under_cuda_check(pin):
+            return {}
+        target = self._target(batches.trace.moves, pin)
+        if target is None or target.node is None:
+            return {}
+        if self._is_torch_device(target.node):
+            condition = f'{target.code}.type == "cuda"'
+        else:
+            condition = f'{self.facts.torch_name()}.device({target.code}).type == "cuda"'
+        return {pin: cst.parse_expression(condition)}
+
+    def _under_cuda_check(self, node: cst.CSTNode) -> bool:
+        """Inside ``if use_cuda:`` / ``if torch.cuda.is_available():``: already conditional on CUDA."""
+        return any(
+            isinstance(a, cst.If) and "cuda" in self.facts.code(a.test).lower() and self.names.contains(a.body, node)
+            for a in self.facts.ancestors(node)
+        )
+
+    def _is_torch_device(self, device: cst.BaseExpression) -> bool:
+        """A name bound only to ``torch.device(...)``, so that ``.type`` works on it."""
+        if not isinstance(device, (cst.Name, cst.Attribute)):
+            return False
+        values = [b.value for b in self.names.values(device)]
+        return bool(values) and all(
+            isinstance(v, cst.Call) and self.facts.qualified_name(v.func) == "torch.device" for v in values
+        )
+
+    # -- where the device expression is valid --------------------------------------------
+
+    def _target(self, moves: Tuple[Move, ...], site: cst.CSTNode, hop=None) -> Optional[DeviceTarget]:
+        """The one device every move targets, spelled so that it is valid at ``site``; None if unknown."""
+        targets: Dict[Optional[str], DeviceTarget] = {}
+        for move in moves:
+            device = None if move.device is None else self._device_at(move, site, hop)
+            if move.device is not None and device is None:
+                return None
+            code = None if device is None else self.facts.module.code_for_node(device).strip()
+            targets[code] = DeviceTarget(device, code)
+        return next(iter(targets.values())) if len(targets) == 1 else None
+
+    def _device_at(self, move: Move, site: cst.CSTNode, hop) -> Optional[cst.BaseExpression]:
+        device = self._outermost(move.device, move.invocations, 0)
+        if hop is None:
+            return device if self._valid_at(device, site) else None
+        function, call = hop
+        if not self._valid_at(device, call):
+            return None
+        for param, argument in self.placement.bound_arguments(call, function).items():
+            if argument.deep_equals(device):
+                return param.name
+        return device if self._valid_at(device, site) else None
+
+    def _outermost(self, device: cst.BaseExpression, inv: Invocations, depth: int) -> cst.BaseExpression:
+        """Follow a device parameter (also through ``self.device = device``) out to the call's argument."""
+        values = self.names.values(device) if isinstance(device, (cst.Name, cst.Attribute)) else []
+        if len(values) != 1 or depth > MAX_DEPTH:
+            return device
+        binding = values[0]
+        if isinstance(binding.value, cst.Param):
+            argument = self.placement.binding_value(binding, inv)
+            return device if argument is None else self._outermost(argument, inv, depth + 1)
+        if binding.key.startswith("self.") and isinstance(binding.value, cst.Name):
+            inner = self._outermost(binding.value, inv, depth + 1)
+            return device if inner is binding.value else inner
+        return device
+
+    def _valid_at(self, expr: cst.BaseExpression, site: cst.CSTNode) -> bool:
+        """Every name in ``expr`` means the same at ``site`` as where ``expr`` is written."""
+        for name in _names_in(expr):
+            if name.value == "self":
+                cls = self.names.method_class(name)
+                if cls is None or cls is not self.names.method_class(site):
+                    return False
+            elif self.names.resolve(name) is not self.names.resolve_key(name.value, site):
+                return False
+        return True
+
+    # -- the consuming loops -------------------------------------------------------------
+
+    def _loop_edits(self, batches: DeviceBatches) -> Optional[Dict[cst.CSTNode, object]]:
+        consumers = self._consumers(batches.arguments.call)
+        if not consumers or batches.layout is None:
+            return None
+        edits: Dict[cst.CSTNode, object] = {}
+        for consumer in consumers:
+            target = self._target(batches.trace.moves, consumer.loop.node, consumer.hop)
+            edit = self._loop_edit(consumer.loop, batches.layout, target) if target is not None else None
+            if edit is None:
+                return None
+            edits.update(edit)
+        return edits
+
+    def _consumers(self, call: cst.Call) -> Optional[List[Consumer]]:
+        """Every loop over the loader, or None when the loader is also used some other way."""
+        loops = {loop.loader: loop for loop in self.facts.fact(TrainingLoops).loops}
+        statement = self.facts.parent(call)
+        bindings = [b for b in self.names.bindings_of_value(call) if not b.element]
+        if isinstance(statement, cst.Assign) and bindings:
+            uses = [read for binding in bindings for read in self.names.reads_of(binding)]
+        else:
+            uses = [call]
+        found: List[Consumer] = []
+        for use in uses:
+            consumers = self._consumers_of(use, loops, None)
+            if consumers is None:
+                return None
+            found.extend(c for c in consumers if all(c.loop.node is not f.loop.node for f in found))
+        return found
+
+    def _consumers_of(self, use: cst.CSTNode, loops: Mapping, hop) -> Optional[List[Consumer]]:
+        if use in loops:
+            return [Consumer(loops[use], hop)]
+        if self._placement_free(use):
+            return []
+        arg = self.facts.parent(use)
+        call = self.facts.parent(arg) if isinstance(arg, cst.Arg) else None
+        function = self.placement.definition(call.func) if hop is None and isinstance(call, cst.Call) else None
+        if function is None or not isinstance(function.value, cst.FunctionDef):
+            return None
+        params = [p for p, value in self.placement.bound_arguments(call, function.value).items() if value is use]
+        binding = self.names.parameter_binding(function.value, params[0]) if params else None
+        if binding is None:
+            return None
+        found: List[Consumer] = []
+        for read in self.names.reads_of(binding):
+            consumers = self._consumers_of(read, loops, (function.value, call))
+            if consumers is None:
+                return None
+            found.extend(consumers)
+        return found
+
+    def _loader_name(self, batches: DeviceBatches) -> str:
+        statement = self.facts.parent(batches.arguments.call)
+        if isinstance(statement, cst.Assign) and len(statement.targets) == 1:
+            return f"`{self.facts.code(statement.targets[0].target).strip()}`"
+        return "the loader"
+
+    def _loop_edit(self, loop: LoaderLoop, layout: Layout, target: DeviceTarget) -> Optional[Dict[cst.CSTNode, object]]:
+        """Statements that move each batch of ``loop`` to the device, inserted before its first real statement."""
+        body = loop.node.body
+        anchor = _first_exit_free(body.body) if isinstance(body, cst.IndentedBlock) else None
+        if anchor is None:
+            return None
+        moved = self._moved_in(loop.node.body)
+        transfer = target.transfer()
+        batch = loop.batch
+        after = False
+        if isinstance(batch, cst.Name) and isinstance(layout, SequenceBatch):
+            unpacked = self._unpacking(anchor, batch, len(layout.resident))
+            if unpacked is not None:
+                batch, after = unpacked, True
+        lines = self._transfer_lines(batch, layout, transfer, moved)
+        if lines is None:
+            return None
+        if not lines:
+            return {}
+        statements = [cst.parse_statement(line + "\n") for line in lines]
+        return {anchor: cst.FlattenSentinel([anchor, *statements] if after else [*statements, anchor])}
+
+    @staticmethod
+    def _unpacking(statement: cst.BaseStatement, batch: cst.Name, size: int) -> Optional[cst.Tuple]:
+        """``xb, yb = batch`` as the loop's first statement: the names to move instead of the batch."""
+        if not (isinstance(statement, cst.SimpleStatementLine) and isinstance(statement.body[0], cst.Assign)):
+            return None
+        assign = statement.body[0]
+        target = assign.targets[0].target if len(assign.targets) == 1 else None
+        if (
+            isinstance(target, (cst.Tuple, cst.List))
+            and isinstance(assign.value, cst.Name)
+            and assign.value.value == batch.value
+            and len(target.elements) == size
+        ):
+            return cst.Tuple(elements=list(target.elements))
+        return None
+
+    @staticmethod
+    def _transfer_lines(batch: cst.BaseExpression, layout: Layout, transfer: str, moved: Set) -> Optional[List[str]]:
+        """One line per batch part that was on the accelerator and that the loop does not move already."""
+        if isinstance(batch, (cst.Tuple, cst.List)) and isinstance(layout, SequenceBatch):
+            names = [e.value for e in batch.elements]
+            if len(names) != len(layout.resident) or not all(isinstance(n, cst.Name) for n in names):
+                return None
+            todo = [n.value for n, resident in zip(names, layout.resident) if resident and (n.value, None) not in moved]
+            return [f"{name} = {name}{transfer}" for name in todo]
+        if not isinstance(batch, cst.Name):
+            return None
+        name = batch.value
+        if (name, None) in moved:
+            return []
+        if isinstance(layout, TensorBatch):
+            return [f"{name} = {name}{transfer}"]
+        if isinstance(layout, MappingBatch) and layout.complete:
+            return [f"{name} = {{key: value{transfer} for key, value in {name}.items()}}"]
+        if isinstance(layout, MappingBatch):
+            keys = [json.dumps(key) for key in layout.keys if (name, key) not in moved]
+            return [f"{name}[{key}] = {name}[{key}]{transfer}" for key in keys]
+        if isinstance(layout, SequenceBatch) and all(layout.resident):
+            return [f"{name} = [tensor{transfer} for tensor in {name}]"]
+        return None
+
+    def _moved_in(self, body: cst.CSTNode) -> Set[Tuple[str, Optional[str]]]:
+        """Batch parts the loop already moves: ``(name, None)`` for all of ``name``, ``(name, key)`` for ``name[key]``.
+
+        Only moves whose result is used count: ``x.to(device)`` alone is a no-op.
+        """
+        moved: Set[Tuple[str, Optional[str]]] = set()
+        for call in self.names.calls_within(body):
+            func = call.func
+            if not isinstance(func, cst.Attribute) or self.placement.move(call) is None:
+                continue
+            if isinstance(self.facts.parent(call), cst.Expr) or self.facts.qualified_name(func) is not None:
+                continue
+            part = self._batch_part(func.value)
+            if part is not None:
+                moved.add(part)
+            moved.update(self._comprehension_sources(call, body))
+        return moved
+
+    @staticmethod
+    def _batch_part(receiver: cst.BaseExpression) -> Optional[Tuple[str, Optional[str]]]:
+        """``x`` -> ``("x", None)``; ``batch["ids"]`` -> ``("batch", "ids")``."""
+        if isinstance(receiver, cst.Name):
+            return receiver.value, None
+        if isinstance(receiver, cst.Subscript) and isinstance(receiver.value, cst.Name) and len(receiver.slice) == 1:
+            index = receiver.slice[0].slice
+            key = _string_value(index.value) if isinstance(index, cst.Index) else None
+            return (receiver.value.value, key) if key is not None else None
+        return None
+
+    def _comprehension_sources(self, call: cst.Call, body: cst.CSTNode) -> Set[Tuple[str, Optional[str]]]:
+        """``{k: v.to(device) for k, v in batch.items()}`` moves all of ``batch``."""
+        sources: Set[Tuple[str, Optional[str]]] = set()
+        for ancestor in self.facts.ancestors(call):
+            if ancestor is body:
+                break
+            if isinstance(ancestor, COMPREHENSIONS):
+                source = ancestor.for_in.iter
+                if isinstance(source, cst.Call) and isinstance(source.func, cst.Attribute):
+                    source = source.func.value
+                if isinstance(source, cst.Name):
+                    sources.add((source.value, None))
+        return sources
