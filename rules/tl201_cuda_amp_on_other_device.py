@@ -8,6 +8,8 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
+from trainlint.analysis import walk
+
 from trainlint.analysis import dotted
 from trainlint.analysis.devices_in_use import (
     CUDA_DEVICE,
@@ -221,7 +223,7 @@ class CudaAmpOnOtherDevice(Rule):
         """Names imported from two places: ``try: from torch.amp import GradScaler``,
         ``except ImportError: from torch.cuda.amp import GradScaler``."""
         collector = _FromImports()
-        self.facts.module.visit(collector)
+        walk.visit(self.facts.module, collector)
         return frozenset(name for name, sources in collector.sources.items() if len(sources) > 1)
 
     # -- the fix ------------------------------------------------------------------

@@ -50,6 +50,7 @@ class FixResult:
     applied: Counter
     remaining: LintResult
     errors: List[str] = field(default_factory=list)
+    found: List[Diagnostic] = field(default_factory=list)  # the findings of the original text
 
 
 def triggered_codes(text: str, codes: FrozenSet[str]) -> List[str]:
@@ -61,33 +62,53 @@ def lint_source(text: str, path: str, settings: RuleSettings) -> LintResult:
     if skips_file(text):
         return LintResult([])
     codes = triggered_codes(text, settings.codes)
-    if not codes:
-        # No rule needs the tree, but a syntax error must still be reported:
-        # CPython's own parser is ~10x cheaper than LibCST's and imports nothing.
-        if _python_syntax_error(text, path) is None:
-            return LintResult([])
+    # CPython's verdict comes first: its parser is ~10x cheaper than LibCST's, imports
+    # nothing, words errors better ("'(' was never closed"), and refuses the deeply
+    # nested code on which LibCST's native parser overflows its stack and kills the
+    # whole process (LibCST 1.9: ~1500 nested brackets, or a sum of ~10000 terms).
+    python_error, beyond_limits = _python_verdict(text, path)
+    if beyond_limits or (python_error is None and not codes):
+        return LintResult([python_error] if python_error else [])
     import libcst as cst
 
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
-        return LintResult([_python_syntax_error(text, path) or _libcst_syntax_error(path, error)])
+        return LintResult([python_error or _libcst_syntax_error(path, error)])
     except RecursionError:
         return LintResult([syntax_error(path, 1, 1, "The file is nested too deeply to parse")])
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as error:  # noqa: BLE001 - LibCST's own bugs; a Rust panic is a BaseException
+        return LintResult([], errors=[_parser_failure(path, error)])
     if not codes:  # CPython rejected what LibCST accepts (syntax newer than this interpreter)
         return LintResult([])
-    return _run_rules(module, text, path, codes, settings)
+    try:
+        return _run_rules(module, text, path, codes, settings)
+    except RecursionError:  # valid but very deep code (a sum of thousands of terms): the tree walk ran out of stack
+        return LintResult([], errors=[f"{path}: the code is nested too deeply to analyse; it was not checked"])
 
 
-def _python_syntax_error(text: str, path: str) -> Optional[Diagnostic]:
-    """CPython's verdict, whose messages ("'(' was never closed") beat LibCST's."""
+def _python_verdict(text: str, path: str) -> Tuple[Optional[Diagnostic], bool]:
+    """CPython's syntax error (its messages beat LibCST's), and whether the code is beyond a parser's limits."""
     try:
         compile(text, path, "exec", flags=_ONLY_AST, dont_inherit=True)
     except SyntaxError as error:
-        return syntax_error(path, error.lineno or 1, error.offset or 1, f"SyntaxError: {error.msg}")
-    except (ValueError, RecursionError, MemoryError):
-        return None
-    return None
+        diagnostic = syntax_error(path, error.lineno or 1, error.offset or 1, f"SyntaxError: {error.msg}")
+        return diagnostic, error.msg.startswith("too many")  # "too many nested parentheses", "... statically nested blocks"
+    except (RecursionError, MemoryError):
+        return syntax_error(path, 1, 1, "The file is nested too deeply to parse"), True
+    except ValueError:  # null bytes: the decoder reports them first
+        return None, False
+    return None, False
+
+
+def _parser_failure(path: str, error: BaseException) -> str:
+    """LibCST crashed on the file (e.g. ``() if 0 else(lambda:())`` raises TypeError in LibCST 1.9)."""
+    from importlib.metadata import version
+
+    first_line = str(error).strip().split("\n", 1)[0]
+    return f"{path}: LibCST {version('libcst')} failed to parse this file ({type(error).__name__}: {first_line}); it was not checked"
 
 
 def _libcst_syntax_error(path: str, error) -> Diagnostic:
@@ -106,8 +127,8 @@ def _run_rules(module, text: str, path: str, codes: Sequence[str], settings: Rul
         options = {name: option.default for name, option in cls.options.items()}
         options.update(settings.options.get(code, {}))
         rules.append(cls(RuleContext(facts, options)))
-    dispatcher = _make_dispatcher(rules, path)
-    module.visit(dispatcher)
+    dispatcher = _Dispatcher(rules, path)
+    dispatcher.run(module)
     reports = [(rule, report) for rule in rules if rule not in dispatcher.failed for report in rule.context.reports]
     result = LintResult([], errors=list(dispatcher.failed.values()), module=module)
     if not reports:
@@ -142,49 +163,49 @@ def _span(positions, node) -> Tuple[Tuple[int, int], Tuple[int, int]]:
     return ((where.start.line, where.start.column), (where.end.line, where.end.column))
 
 
-def _make_dispatcher(rules, path: str):
-    """One CSTVisitor that calls every rule's ``visit_X``/``leave_X`` methods.
+class _Dispatcher:
+    """Calls every rule's ``visit_X``/``leave_X`` methods from one traversal.
 
     A rule that raises is switched off for this file and reported as an
     internal error; the other rules and files carry on.
     """
-    import libcst as cst
 
-    visit: Dict[str, list] = defaultdict(list)
-    leave: Dict[str, list] = defaultdict(list)
-    for rule in rules:
-        for attribute in dir(type(rule)):
-            if attribute.startswith("visit_"):
-                visit[attribute[6:]].append((rule, getattr(rule, attribute)))
-            elif attribute.startswith("leave_"):
-                leave[attribute[6:]].append((rule, getattr(rule, attribute)))
+    def __init__(self, rules, path: str) -> None:
+        self.path = path
+        self.failed: Dict[object, str] = {}
+        self._visit: Dict[str, list] = defaultdict(list)
+        self._leave: Dict[str, list] = defaultdict(list)
+        for rule in rules:
+            for attribute in dir(type(rule)):
+                if attribute.startswith("visit_"):
+                    self._visit[attribute[6:]].append((rule, getattr(rule, attribute)))
+                elif attribute.startswith("leave_"):
+                    self._leave[attribute[6:]].append((rule, getattr(rule, attribute)))
 
-    class Dispatcher(cst.CSTVisitor):
-        def __init__(self) -> None:
-            super().__init__()
-            self.failed: Dict[object, str] = {}
+    def run(self, module) -> None:
+        from trainlint.analysis.walk import traverse
 
-        def _call(self, table, node) -> None:
-            for rule, method in table.get(type(node).__name__, ()):
-                if rule in self.failed:
-                    continue
-                try:
-                    method(node)
-                except Exception as error:  # noqa: BLE001 - isolate a broken rule
-                    frame = traceback.extract_tb(error.__traceback__)[-1]
-                    self.failed[rule] = (
-                        f"{rule.code} ({rule.name}) crashed on {path}: {type(error).__name__}: {error} "
-                        f"[{frame.filename.rsplit('/', 1)[-1]}:{frame.lineno}]"
-                    )
+        traverse(module, self.enter, self.leave)
 
-        def on_visit(self, node) -> bool:
-            self._call(visit, node)
-            return True
+    def _call(self, table, node) -> None:
+        for rule, method in table.get(type(node).__name__, ()):
+            if rule in self.failed:
+                continue
+            try:
+                method(node)
+            except Exception as error:  # noqa: BLE001 - isolate a broken rule
+                frame = traceback.extract_tb(error.__traceback__)[-1]
+                self.failed[rule] = (
+                    f"{rule.code} ({rule.name}) crashed on {self.path}: {type(error).__name__}: {error} "
+                    f"[{frame.filename.rsplit('/', 1)[-1]}:{frame.lineno}]"
+                )
 
-        def on_leave(self, original_node) -> None:
-            self._call(leave, original_node)
+    def enter(self, node) -> bool:
+        self._call(self._visit, node)
+        return True
 
-    return Dispatcher()
+    def leave(self, node) -> None:
+        self._call(self._leave, node)
 
 
 def _summarise_fix(module, text: str, fix) -> FixSummary:
@@ -219,31 +240,77 @@ def fix_source(text: str, path: str, settings: RuleSettings, unsafe_fixes: bool)
     Each pass applies the fixes whose edited ranges do not overlap, then the
     result is parsed and linted again, so nested fixes land on a later pass
     instead of being dropped. The result is verified before it is returned:
-    every pass must parse, and the loop must reach a fixed point (which also
-    proves that each fix removed its finding and that fixing again changes
-    nothing). If any check fails the original text is returned unchanged with
-    an error naming the rules involved.
+    every pass must parse, must remove one finding of its rule per applied
+    fix without adding others of that rule, and the loop must reach a fixed
+    point (so fixing again changes nothing). If any check fails the original
+    text is returned unchanged with an error naming the rule at fault.
     """
-    from trainlint.fixes import apply_fixes
-
     original = lint_source(text, path, settings)
+    if _round_trip_loses_bytes(original, text, unsafe_fixes):
+        hint = " (it drops a final CR newline)" if text.endswith("\r") else ""
+        return _failed(text, original, f"LibCST would not write {path} back byte for byte{hint}, so no fix is applied")
     applied: Counter = Counter()
     result, current = original, text
+    passes: List[set] = []  # the codes fixed by each pass
     for _ in range(MAX_FIX_PASSES + 1):
         chosen = _non_overlapping_fixes(result, unsafe_fixes)
         if not chosen:
-            return FixResult(current, applied, result, result.errors)
-        candidate = apply_fixes(result.module, [fix for _, fix in chosen]).code
-        codes = ", ".join(sorted({d.code for d, _ in chosen}))
-        if candidate == current:
-            return _failed(text, original, f"the fix for {codes} in {path} changed nothing but its finding remains")
-        next_result = lint_source(candidate, path, settings)
-        if next_result.has_syntax_error:
-            message = next_result.diagnostics[0].message
-            return _failed(text, original, f"fixing {codes} in {path} produced code that does not parse ({message})")
+            return FixResult(current, applied, result, result.errors, original.diagnostics)
+        candidate, next_result, problem = _fix_pass(result, current, chosen, path, settings)
+        if problem:
+            return _failed(text, original, _culprit(result, current, chosen, path, settings) or problem)
         applied.update(d.code for d, _ in chosen)
+        passes.append({d.code for d, _ in chosen})
         current, result = candidate, next_result
-    return _failed(text, original, f"fixes for {codes} in {path} did not converge after {MAX_FIX_PASSES} passes")
+    cycling = ", ".join(sorted(set().union(*passes[-2:])))  # the fixes still at work at the end
+    return _failed(text, original, f"fixes for {cycling} in {path} did not converge after {MAX_FIX_PASSES} passes")
+
+
+def _round_trip_loses_bytes(result: LintResult, text: str, unsafe_fixes: bool) -> bool:
+    """Would writing the parsed module back change bytes no fix touched? Checked only when there is a fix to apply."""
+    has_fix = any(applicable(fix, unsafe_fixes) for fix in result.fixes)
+    return has_fix and result.module is not None and result.module.code != text
+
+
+def _fix_pass(
+    result: LintResult, current: str, chosen: List[Tuple[Diagnostic, Any]], path: str, settings: RuleSettings
+) -> Tuple[str, Optional[LintResult], str]:
+    """Apply the chosen fixes: the new text, its lint result, and what is wrong with it ("" when nothing)."""
+    from trainlint.fixes import apply_fixes
+
+    candidate = apply_fixes(result.module, [fix for _, fix in chosen]).code
+    codes = _codes(chosen)
+    if candidate == current:
+        return candidate, None, f"the fix for {codes} in {path} changed nothing but its finding remains"
+    after = lint_source(candidate, path, settings)
+    if after.has_syntax_error:
+        message = after.diagnostics[0].message
+        return candidate, after, f"fixing {codes} in {path} produced code that does not parse ({message})"
+    kept = _findings_not_removed(result, after, Counter(d.code for d, _ in chosen))
+    if kept:
+        return candidate, after, f"the fix for {kept} in {path} left its finding in place (or added another)"
+    return candidate, after, ""
+
+
+def _culprit(result: LintResult, current: str, chosen: List[Tuple[Diagnostic, Any]], path: str, settings: RuleSettings) -> str:
+    """When a pass of several fixes failed, the problem of the first fix that fails alone, so the report names its rule."""
+    if len(chosen) > 1:
+        for one in chosen:
+            problem = _fix_pass(result, current, [one], path, settings)[2]
+            if problem:
+                return problem
+    return ""
+
+
+def _findings_not_removed(before: LintResult, after: LintResult, fixed: Counter) -> str:
+    """The codes (comma-separated) whose findings did not drop by one per applied fix."""
+    counts_before = Counter(d.code for d in before.diagnostics)
+    counts_after = Counter(d.code for d in after.diagnostics)
+    return ", ".join(sorted(code for code, n in fixed.items() if counts_after[code] > counts_before[code] - n))
+
+
+def _codes(chosen: List[Tuple[Diagnostic, Any]]) -> str:
+    return ", ".join(sorted({d.code for d, _ in chosen}))
 
 
 def _non_overlapping_fixes(result: LintResult, unsafe_fixes: bool) -> List[Tuple[Diagnostic, Any]]:
@@ -256,8 +323,10 @@ def _non_overlapping_fixes(result: LintResult, unsafe_fixes: bool) -> List[Tuple
 
 
 def _failed(text: str, original: LintResult, problem: str) -> FixResult:
-    error = f"{problem}; the file was left unchanged. This is a trainlint bug: please report it with the file."
-    return FixResult(text, Counter(), original, [error] + original.errors)
+    from trainlint import __version__
+
+    error = f"{problem}; the file was left unchanged. This is a bug in trainlint {__version__}: please report it with the file."
+    return FixResult(text, Counter(), original, [error] + original.errors, original.diagnostics)
 
 
 def _overlaps(a: Tuple, b: Tuple) -> bool:

@@ -12,6 +12,8 @@ from typing import Dict, Iterable, List, Sequence, Set
 
 import libcst as cst
 
+from trainlint.analysis import walk
+
 from trainlint.rule import CstFix, Import
 
 
@@ -38,7 +40,7 @@ class _NameUses(cst.CSTVisitor):
         return False
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
+        walk.visit(node.value, self)
         return False
 
     def visit_Name(self, node: cst.Name) -> None:
@@ -123,7 +125,7 @@ def _ensure_import(module: cst.Module, needed: Import) -> cst.Module:
 
 def _drop_unused_imports(module: cst.Module, candidates: Iterable[Import]) -> cst.Module:
     uses = _NameUses()
-    module.visit(uses)
+    walk.visit(module, uses)
     wanted = {(c.module, c.name) for c in candidates}
     body: List[cst.CSTNode] = []
     for statement in module.body:

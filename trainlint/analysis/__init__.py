@@ -7,27 +7,12 @@ import table or the parent of a node pay for it once per file.
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, Dict, Iterator, Optional, TypeVar
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, TypeVar
 
 import libcst as cst
 
 from trainlint.analysis.imports import ImportTable, dotted
-
-
-class _ParentRecorder(cst.CSTVisitor):
-    def __init__(self) -> None:
-        super().__init__()
-        self.parents: Dict[cst.CSTNode, cst.CSTNode] = {}
-        self._stack = []
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if self._stack:
-            self.parents[node] = self._stack[-1]
-        self._stack.append(node)
-        return True
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        self._stack.pop()
+from trainlint.analysis.walk import children
 
 
 T = TypeVar("T")
@@ -61,9 +46,14 @@ class ModuleFacts:
 
     @functools.cached_property
     def parents(self) -> Dict[cst.CSTNode, cst.CSTNode]:
-        recorder = _ParentRecorder()
-        self.module.visit(recorder)
-        return recorder.parents
+        """Each node's parent, inserted in source pre-order (analyses rely on that order)."""
+        parents: Dict[cst.CSTNode, cst.CSTNode] = {}
+        stack: List[Tuple[cst.CSTNode, cst.CSTNode]] = [(child, self.module) for child in reversed(children(self.module))]
+        while stack:
+            node, parent = stack.pop()
+            parents[node] = parent
+            stack.extend((child, node) for child in reversed(children(node)))
+        return parents
 
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         return self.parents.get(node)

@@ -38,6 +38,8 @@ from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterable, Iterator,
 
 import libcst as cst
 
+from trainlint.analysis import walk
+
 from trainlint.analysis.imports import dotted
 from trainlint.analysis.loops import TrainingLoops
 
@@ -371,7 +373,7 @@ class BatchKeys:
         if not parameters:
             return {}
         reader = _ColumnReader(parameters[0].name.value)
-        body.visit(reader)
+        walk.visit(body, reader)
         overwritten = {key for value in returns for key, _ in _dict_entries(value) or []}
         return {
             column: KeyOrigin(where, "raw text for the tokenizer" if column in reader.tokenized - overwritten else None)
@@ -457,10 +459,10 @@ class BatchKeys:
         if scope not in self._scopes:
             collector = _BindingCollector(scope if isinstance(scope, cst.FunctionDef) else None)
             if isinstance(scope, cst.FunctionDef):
-                scope.params.visit(collector)
-                scope.body.visit(collector)
+                walk.visit(scope.params, collector)
+                walk.visit(scope.body, collector)
             else:
-                scope.visit(collector)
+                walk.visit(scope, collector)
             self._scopes[scope] = collector.bindings
         return self._scopes[scope]
 
@@ -523,7 +525,7 @@ class BatchKeys:
     @functools.cached_property
     def _walk(self) -> "_CallAndMutationCollector":
         collector = _CallAndMutationCollector()
-        self.facts.module.visit(collector)
+        walk.visit(self.facts.module, collector)
         return collector
 
 
@@ -556,7 +558,7 @@ def _positional_parameters(function: cst.FunctionDef) -> List[cst.Param]:
 def _function_returns(function: cst.FunctionDef) -> List[cst.BaseExpression]:
     """The values of ``function``'s own ``return`` statements (nested functions excluded)."""
     collector = _ReturnCollector()
-    function.body.visit(collector)
+    walk.visit(function.body, collector)
     return collector.values
 
 
@@ -626,7 +628,7 @@ def _loop_copies_every_key(loop: cst.For, items: str, returned: Set[str]) -> boo
     if not isinstance(loop.target, cst.Name) or not _is_first_item_of(loop.iter, items):
         return False
     exits = _LoopExitFinder()
-    loop.body.visit(exits)
+    walk.visit(loop.body, exits)
     key = loop.target.value
     return not exits.found and any(_always_sets(loop.body.body, batch, key) for batch in returned)
 
@@ -699,7 +701,7 @@ def _collated_keys(value: cst.Dict, where: str, items: KeyMap) -> KeyMap:
     keys: KeyMap = {}
     for key, item in _dict_entries(value) or []:
         read = _StringSubscripts()
-        item.visit(read)
+        walk.visit(item, read)
         source = items.get(read.keys[0]) if len(set(read.keys)) == 1 else None
         keys[key] = KeyOrigin(where, source.not_a_model_input if source else _value_reason(item, None))
     return keys
@@ -872,9 +874,9 @@ class _BindingCollector(cst.CSTVisitor):
         return False
 
     def visit_CompFor(self, node: cst.CompFor) -> bool:
-        node.iter.visit(self)  # the iterable belongs to the enclosing scope; the targets do not
+        walk.visit(node.iter, self)  # the iterable belongs to the enclosing scope; the targets do not
         for condition in node.ifs:
-            condition.visit(self)
+            walk.visit(condition, self)
         if node.inner_for_in is not None:
-            node.inner_for_in.visit(self)
+            walk.visit(node.inner_for_in, self)
         return False

@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, Optional, Seq
 
 import libcst as cst
 
+from trainlint.analysis import walk
+
 from trainlint.analysis.imports import dotted
 
 if TYPE_CHECKING:
@@ -233,7 +235,7 @@ class _ModuleScan(cst.CSTVisitor):
 
 def _scan(facts: "ModuleFacts") -> _ModuleScan:
     scan = _ModuleScan(facts)
-    facts.module.visit(scan)
+    walk.visit(facts.module, scan)
     return scan
 
 

@@ -10,6 +10,8 @@ from typing import Dict, Optional
 
 import libcst as cst
 
+from trainlint.analysis import walk
+
 
 def dotted(node: cst.BaseExpression) -> Optional[str]:
     """``a.b.c`` for a chain of names and attributes, else None."""
@@ -60,7 +62,7 @@ class ImportTable:
 
     def __init__(self, module: cst.Module) -> None:
         collector = _ImportCollector()
-        module.visit(collector)
+        walk.visit(module, collector)
         self.bindings = collector.bindings
 
     def qualified_name(self, node: cst.BaseExpression) -> Optional[str]:

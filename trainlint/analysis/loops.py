@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Set, Tuple
 
 import libcst as cst
 
+from trainlint.analysis import walk
+
 from trainlint.analysis.imports import dotted
 
 if TYPE_CHECKING:
@@ -53,7 +55,7 @@ class TrainingLoops:
     def __init__(self, facts: "ModuleFacts") -> None:
         self.facts = facts
         collector = _LoopsAndAssignments()
-        facts.module.visit(collector)
+        walk.visit(facts.module, collector)
         self.loader_names = self._names_bound_to_loaders(collector.assignments)
         self.loops: List[LoaderLoop] = []
         for loop in collector.loops:
@@ -107,7 +109,7 @@ class TrainingLoops:
             if not loop.is_training:
                 continue
             calls = _CallCollector()
-            loop.node.body.visit(calls)
+            walk.visit(loop.node.body, calls)
             for call in calls.calls:
                 name = dotted(call.func)
                 if name:
@@ -117,7 +119,7 @@ class TrainingLoops:
 
 def _steps_optimizer(body: cst.BaseSuite) -> bool:
     calls = _CallCollector()
-    body.visit(calls)
+    walk.visit(body, calls)
     for call in calls.calls:
         if isinstance(call.func, cst.Attribute):
             method = call.func.attr.value

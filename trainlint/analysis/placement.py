@@ -36,6 +36,8 @@ from typing import TYPE_CHECKING, Dict, Iterable, List, Mapping, Optional, Seque
 
 import libcst as cst
 
+from trainlint.analysis import walk
+
 from trainlint.analysis.imports import dotted
 from trainlint.analysis.loops import LoaderLoop, TrainingLoops
 from trainlint.diagnostics import Applicability
@@ -352,7 +354,7 @@ class NameBindings:
     def __init__(self, facts: "ModuleFacts") -> None:
         self.facts = facts
         binder = _Binder(facts.module)
-        facts.module.visit(binder)
+        walk.visit(facts.module, binder)
         self._binder = binder
 
     def scopes(self, node: cst.CSTNode) -> List[cst.CSTNode]:
@@ -461,18 +463,18 @@ class _NameCollector(cst.CSTVisitor):
         self.names.append(node)
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
+        walk.visit(node.value, self)
         return False
 
     def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
+        walk.visit(node.value, self)
         return False
 
 
 def _names_in(node: cst.CSTNode) -> List[cst.Name]:
     """Names read by an expression (not attribute names, not keyword names)."""
     collector = _NameCollector()
-    node.visit(collector)
+    walk.visit(node, collector)
     return collector.names
 
 

@@ -1,0 +1,87 @@
+"""Fast read-only traversal of a LibCST tree.
+
+``node.visit(visitor)`` rebuilds every node it passes (LibCST's traversal is
+shared with its transformers), which makes a read-only walk cost about two
+thirds of the parse itself. Reading the child fields directly is about five
+times faster. Children come in source order: the order in which LibCST's own
+``_visit_and_replace_children`` visits the fields (its ``visit_*(self, "field", ...)``
+calls), derived once per class.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import re
+from typing import Callable, Dict, Iterator, List, Optional, Tuple, Type
+
+import libcst as cst
+
+_FIELD_ORDER: Dict[type, Tuple[str, ...]] = {}
+_VISITED_FIELD = re.compile(r"visit_\w+\(\s*self,\s*\"(\w+)\"")
+
+
+def _source_order(cls: Type[cst.CSTNode]) -> Tuple[str, ...]:
+    order = _FIELD_ORDER.get(cls)
+    if order is None:
+        names = [field.name for field in dataclasses.fields(cls)]
+        try:
+            source = inspect.getsource(cls._visit_and_replace_children)
+            seen: List[str] = []
+            for name in _VISITED_FIELD.findall(source):
+                if name in names and name not in seen:
+                    seen.append(name)
+            order = tuple(seen + [name for name in names if name not in seen])
+        except (OSError, TypeError):  # no source available: dataclass order is close enough
+            order = tuple(names)
+        _FIELD_ORDER[cls] = order
+    return order
+
+
+def children(node: cst.CSTNode) -> List[cst.CSTNode]:
+    """The direct children of ``node``, in source order (like ``node.children``, faster)."""
+    result: List[cst.CSTNode] = []
+    for name in _source_order(type(node)):
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            result.append(value)
+        elif isinstance(value, (list, tuple)):
+            result.extend(item for item in value if isinstance(item, cst.CSTNode))
+    return result
+
+
+def walk(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Every node under ``root`` (included), in source order, parents before children."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(children(node)))
+
+
+def traverse(
+    root: cst.CSTNode,
+    enter: Callable[[cst.CSTNode], Optional[bool]],
+    leave: Optional[Callable[[cst.CSTNode], None]] = None,
+) -> None:
+    """Call ``enter`` before and ``leave`` after each node's subtree; ``enter`` returning False skips the subtree."""
+    stack: List[Tuple[cst.CSTNode, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            if leave is not None:
+                leave(node)
+            continue
+        descend = enter(node) is not False
+        stack.append((node, True))
+        if descend:
+            stack.extend((child, False) for child in reversed(children(node)))
+
+
+def visit(root: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
+    """Run a read-only ``CSTVisitor`` over ``root`` without LibCST's node rebuilding.
+
+    Honours ``visit_X`` returning False and calls ``leave_X(original_node)``;
+    attribute-specific hooks (``visit_X_attr``) are not supported.
+    """
+    traverse(root, visitor.on_visit, visitor.on_leave)
