@@ -4,13 +4,15 @@ Like Ruff's ``codes.rs``, this table is the single place where a code is bound
 to a name and an implementation. It also holds each rule's trigger texts: a
 file is parsed only when one of the selected rules' triggers occurs in it, and
 this decision is made from this table alone, without importing LibCST.
-Triggers must be chosen so that every file a rule could report on contains
-one (a missed trigger is a missed finding).
+A trigger is a substring, or a tuple of substrings that must all occur.
+Triggers must be chosen so that every file a rule could report on matches
+one (a missed trigger is a missed finding); tests/test_triggers.py checks
+this against every fixture.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple, Tuple
+from typing import NamedTuple, Tuple, Union
 
 
 class RuleEntry(NamedTuple):
@@ -18,14 +20,14 @@ class RuleEntry(NamedTuple):
     name: str
     module: str  # module under trainlint.rules that defines the rule class
     cls: str
-    triggers: Tuple[str, ...]
+    triggers: Tuple[Union[str, Tuple[str, ...]], ...]
 
 
 RULES: Tuple[RuleEntry, ...] = (
     RuleEntry("TL101", "pin-memory-device-tensors", "tl101_pin_memory_device_tensors", "PinMemoryDeviceTensors", ("pin_memory",)),
     RuleEntry("TL102", "device-dataset-in-workers", "tl102_device_dataset_in_workers", "DeviceDatasetInWorkers", ("num_workers",)),
     RuleEntry("TL201", "cuda-amp-on-other-device", "tl201_cuda_amp_on_other_device", "CudaAmpOnOtherDevice", ("autocast", "GradScaler")),
-    RuleEntry("TL301", "unfiltered-batch-kwargs", "tl301_unfiltered_batch_kwargs", "UnfilteredBatchKwargs", ("(**",)),
-    RuleEntry("TL401", "undetached-loss-accumulation", "tl401_undetached_loss_accumulation", "UndetachedLossAccumulation", ("backward",)),
+    RuleEntry("TL301", "unfiltered-batch-kwargs", "tl301_unfiltered_batch_kwargs", "UnfilteredBatchKwargs", ("DataLoader",)),
+    RuleEntry("TL401", "undetached-loss-accumulation", "tl401_undetached_loss_accumulation", "UndetachedLossAccumulation", ("backward", "training_step")),
     RuleEntry("TL402", "unbounded-step-history", "tl402_unbounded_step_history", "UnboundedStepHistory", (".append(",)),
 )

@@ -55,7 +55,14 @@ class FixResult:
 
 def triggered_codes(text: str, codes: FrozenSet[str]) -> List[str]:
     """The selected rules whose trigger text occurs: the only ones worth running."""
-    return sorted(code for code in codes if any(t in text for t in ENTRIES_BY_CODE[code].triggers))
+    return sorted(code for code in codes if any(_occurs(trigger, text) for trigger in ENTRIES_BY_CODE[code].triggers))
+
+
+def _occurs(trigger, text: str) -> bool:
+    """A trigger is a substring, or a tuple of substrings that must all occur."""
+    if isinstance(trigger, str):
+        return trigger in text
+    return all(part in text for part in trigger)
 
 
 def lint_source(text: str, path: str, settings: RuleSettings) -> LintResult:
