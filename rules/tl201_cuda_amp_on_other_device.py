@@ -8,9 +8,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from trainlint.analysis import walk
-
-from trainlint.analysis import dotted
+from trainlint.analysis import dotted, walk
 from trainlint.analysis.devices_in_use import (
     CUDA_DEVICE,
     CudaOnlyRegions,

@@ -13,7 +13,6 @@ from typing import Dict, Iterable, List, Sequence, Set
 import libcst as cst
 
 from trainlint.analysis import walk
-
 from trainlint.rule import CstFix, Import
 
 

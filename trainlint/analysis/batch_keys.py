@@ -39,7 +39,6 @@ from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterable, Iterator,
 import libcst as cst
 
 from trainlint.analysis import walk
-
 from trainlint.analysis.imports import dotted
 from trainlint.analysis.loops import TrainingLoops
 

@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, Optional, Seq
 import libcst as cst
 
 from trainlint.analysis import walk
-
 from trainlint.analysis.imports import dotted
 
 if TYPE_CHECKING:

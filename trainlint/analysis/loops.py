@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Set, Tuple
 import libcst as cst
 
 from trainlint.analysis import walk
-
 from trainlint.analysis.imports import dotted
 
 if TYPE_CHECKING:

@@ -37,7 +37,6 @@ from typing import TYPE_CHECKING, Dict, Iterable, List, Mapping, Optional, Seque
 import libcst as cst
 
 from trainlint.analysis import walk
-
 from trainlint.analysis.imports import dotted
 from trainlint.analysis.loops import LoaderLoop, TrainingLoops
 from trainlint.diagnostics import Applicability
