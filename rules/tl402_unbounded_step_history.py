@@ -1,9 +1,490 @@
-"""TL402 unbounded-step-history: placeholder until the rule is written."""
+"""TL402 unbounded-step-history: a long-lived list grown every training step with no bound."""
 
 from __future__ import annotations
 
-from trainlint.rule import Rule
+import re
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Set, Tuple
+
+import libcst as cst
+
+from trainlint.analysis import dotted
+from trainlint.analysis.graph_values import GraphValues, is_store_target
+from trainlint.analysis.loops import TrainingLoops
+from trainlint.analysis.step_methods import StepMethods, enclosing_function
+from trainlint.analysis.walk import walk
+from trainlint.diagnostics import Applicability
+from trainlint.rule import CstFix, Import, Option, Rule
+
+TRIMMING_METHODS = frozenset({"pop", "popleft", "clear", "remove"})
+DEQUE_METHODS = frozenset({"append", "extend", "appendleft", "extendleft", "count", "index", "copy", "reverse", "rotate"})
+LIST_ONLY_METHODS = frozenset({"sort", "insert"})  # deques have no sort; insert raises on a full bounded deque
+READING_FUNCTIONS = frozenset(
+    {"len", "sum", "max", "min", "sorted", "list", "tuple", "set", "iter", "enumerate", "reversed", "any", "all"}
+    | {"zip", "map", "filter", "bool"}
+)
+READING_MODULES = ("numpy.", "statistics.", "math.")
+EXPORTING_FUNCTIONS = frozenset({"print", "str", "repr", "format"})
+LIST_TAKING_MODULES = ("json.", "torch.")  # json cannot encode a deque; torch.stack/cat want a list or tuple
+DEQUE_TAKING_TORCH = frozenset({"torch.tensor", "torch.as_tensor"})
+STEP_LIMIT = re.compile(r"^(num|max|total|n)_?(training|train_steps|steps?|iters?|iterations?|batches|updates)$")
+STOP_FLAGS = frozenset({"should_stop", "stop_training"})
+NUMBER_METHODS = frozenset({"item", "__float__"})
+ANNOTATED = {"float": "number", "int": "number", "torch.Tensor": "tensor", "Tensor": "tensor", "dict": "dict"}
+NUMBER_FUNCTIONS = frozenset({"float", "int", "round", "len", "abs"})
+
+COMPATIBLE, LIST_COPY, UNCERTAIN, BREAKS = "compatible", "list-copy", "uncertain", "breaks"
+Key = Tuple[Optional[cst.CSTNode], str]  # (None, attribute name) or (scope, local name)
+
+
+@dataclass
+class History:
+    """A list that may grow every step: an attribute made in ``__init__`` or a local made before the epoch loop."""
+
+    name: str  # ``self.global_norms`` or ``losses``
+    attribute: Optional[str]  # ``global_norms``; None for a local list
+    of_lists: bool  # a dict of lists (``self.h = {"loss": [], "lr": []}``)
+    inits: List[cst.BaseExpression] = field(default_factory=list)
+    appends: List[cst.Call] = field(default_factory=list)
 
 
 class UnboundedStepHistory(Rule):
-    """Not yet implemented."""
+    """## What it does
+    Finds a list that lives for the whole run and gains an element every
+    training step, with nothing in the module ever trimming it.
+
+    Such a list is an attribute created in `__init__` (`self.norms = []`,
+    or a dict of lists `self.h = {"loss": [], "lr": []}`) appended in code
+    that runs per step (inside a training loop, in a method called from
+    one, in `*step*`, `on_*batch*` and `log_step` hooks, and in
+    `log`/`update` methods of a module that trains), or a local list of
+    tensors or dicts created before the epoch loop and appended per step.
+    The message says what each element is (a number, a device tensor, a
+    tensor still holding its graph, a dict) and how many the history gains
+    per step.
+
+    ## Why is this bad
+    Memory grows with the number of steps: after millions of steps a
+    history of floats takes hundreds of megabytes, one of tensors (a
+    parameter vector per step, or a loss with its graph) exhausts the
+    device. Code that reads the whole history every step
+    (`np.array(self.grad_norms)`) also gets slower every step.
+
+    Deliberately silent: lists trimmed anywhere in the module (`pop`,
+    `popleft`, `clear`, `remove`, `del x[...]`, slice or item assignment,
+    reassignment outside `__init__` in any class, a length check such as
+    `if len(self.x) > n`), `deque(maxlen=...)`, reset-on-read averagers,
+    buffers rebuilt on refill, callbacks that stop after a fixed number of
+    steps (`if self.step >= self.num_training: return`), histories appended
+    per epoch, and two-level histories (`self.h[epoch] = []`).
+
+    ## Example
+    ```python
+    class GradientTracker:
+        def __init__(self):
+            self.global_norms = []
+
+        def update(self, norm):
+            self.global_norms.append(norm)
+    ```
+
+    ## Use instead
+    ```python
+    import collections
+
+    class GradientTracker:
+        def __init__(self):
+            self.global_norms = collections.deque(maxlen=4096)
+    ```
+
+    ## Fix safety
+    The fix makes the list a `collections.deque(maxlen=N)` (N is the option
+    `history-maxlen`, default 4096, set in `[tool.trainlint.options.TL402]`),
+    adding the import: the history then keeps the last N values, which is
+    the point, so after N steps `len()`, `sum()` or a NumPy mean over it
+    describe the last N steps. Uses a deque cannot serve are rewritten to
+    read a copy, `list(self.x)`: slices, `json.dump`/`json.dumps`,
+    `torch.stack`/`torch.cat`, `+` with a list, `print`/`str`. The fix is
+    safe when every use is then deque-compatible (append, iteration, `len`,
+    `sum`, NumPy, integer indexing); it is unsafe when the history leaves
+    the module's sight (returned, put in a literal that is not dumped right
+    there, passed to an unknown function), because the receiver gets a copy
+    or a deque instead of the list. No fix is offered when the list is
+    sorted or inserted into in place, nor for a dict of lists used other
+    than key by key.
+
+    ## Evidence
+    `fixtures/TL402_unbounded_step_history/` (bad cases with fixed
+    snapshots, ok traps) and `tests/test_runtime_TL402.py`: with a bound of
+    N the bad history holds N+1 values after N+1 steps, the fixed one N, and
+    the fixed `GradientTracker` still writes valid JSON with the same
+    summary statistics.
+    """
+
+    fix = Applicability.SAFE
+    options = {
+        "history-maxlen": Option(
+            4096, "How many recent values the fixed history keeps.", check=lambda v: v > 0, requirement="a positive integer"
+        )
+    }
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._histories: Dict[Key, History] = {}
+        self._not_histories: Set[Key] = set()  # attributes also created as something other than a list
+        self._trimmed: Set[Key] = set()
+
+    # ----- collection ---------------------------------------------------------------
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._assigned(node, target.target, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._assigned(node, node.target, node.value)
+
+    def _assigned(self, statement: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Attribute) and _is_self(target.value) and self._in_init(statement):
+            key = (None, target.attr.value)
+            shape = _history_shape(value)
+            if shape is None:
+                self._not_histories.add(key)
+            else:
+                name = target.attr.value
+                history = self._histories.setdefault(key, History(f"self.{name}", name, shape == "dict"))
+                history.inits.append(value)
+            return
+        if isinstance(target, cst.Name):
+            return  # locals: their other bindings are read from the scope's bindings
+        self._trim(target)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            if func.attr.value == "append" and len(node.args) == 1:
+                self._appended(node, func.value)
+            elif func.attr.value in TRIMMING_METHODS:
+                self._trim(func.value)
+        elif dotted(func) == "len" and len(node.args) == 1 and self._in_comparison(node):
+            self._trim(node.args[0].value)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        targets = node.target.elements if isinstance(node.target, (cst.Tuple, cst.List)) else [node.target]
+        for target in targets:
+            self._trim(target.value if isinstance(target, cst.Element) else target)
+
+    def _trim(self, expression: cst.BaseExpression) -> None:
+        """Record that whatever ``expression`` stores into is trimmed (or reset) somewhere."""
+        key = self._storage_key(expression)
+        if key is not None:
+            self._trimmed.add(key)
+
+    def _storage_key(self, expression: cst.BaseExpression) -> Optional[Key]:
+        """``(None, attribute)`` for ``<anything>.attribute[...]``, ``(scope, name)`` for a local name."""
+        while isinstance(expression, cst.Subscript):
+            expression = expression.value
+        if isinstance(expression, cst.Attribute):
+            return (None, expression.attr.value)
+        if isinstance(expression, cst.Name):
+            return (enclosing_function(self.facts, expression) or self.facts.module, expression.value)
+        return None
+
+    def _appended(self, call: cst.Call, receiver: cst.BaseExpression) -> None:
+        if isinstance(receiver, cst.Attribute) and _is_self(receiver.value):
+            self._append_to((None, receiver.attr.value), call, of_lists=False)
+        elif isinstance(receiver, cst.Subscript) and isinstance(receiver.value, cst.Attribute) and _is_self(receiver.value.value):
+            self._append_to((None, receiver.value.attr.value), call, of_lists=True)
+        elif isinstance(receiver, cst.Name):
+            key = self._storage_key(receiver)
+            history = self._histories.setdefault(key, History(receiver.value, None, False))  # type: ignore[arg-type]
+            history.appends.append(call)
+
+    def _append_to(self, key: Key, call: cst.Call, of_lists: bool) -> None:
+        history = self._histories.get(key)
+        if history is not None and history.of_lists == of_lists:
+            history.appends.append(call)
+
+    def _in_init(self, node: cst.CSTNode) -> bool:
+        function = enclosing_function(self.facts, node)
+        return function is not None and function.name.value == "__init__"
+
+    def _in_comparison(self, node: cst.CSTNode) -> bool:
+        parent = self.facts.parent(node)
+        return isinstance(parent, (cst.Comparison, cst.ComparisonTarget))
+
+    # ----- decision -----------------------------------------------------------------
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        for key, history in self._histories.items():
+            if key in self._trimmed or key in self._not_histories:
+                continue
+            if history.attribute is None:
+                growing = self._local_growth(history)
+            else:
+                growing = [call for call in history.appends if self._runs_every_step(call)]
+            if growing:
+                self._report(history, growing)
+
+    def _runs_every_step(self, call: cst.Call) -> bool:
+        """In per-step code (a step method, a training loop), not in ``__init__`` nor in a callback that stops after N steps."""
+        function = enclosing_function(self.facts, call)
+        if function is not None and (function.name.value == "__init__" or _stops_at_step_limit(function)):
+            return False
+        in_step_function = self.facts.fact(StepMethods).step_function_of(call) is not None
+        return in_step_function or self.facts.fact(TrainingLoops).in_training_loop(call)
+
+    def _local_growth(self, history: History) -> List[cst.Call]:
+        """Appends of tensors or dicts, per step, to a local list bound once before the epoch loop around them."""
+        loops_of = {call: self._loops_around(call) for call in history.appends}
+        training = self.facts.fact(TrainingLoops)
+        candidates = [(c, loops) for c, loops in loops_of.items() if len(loops) >= 2 and training.in_training_loop(c)]
+        if not candidates:
+            return []
+        graph = self.facts.fact(GraphValues)
+        bindings = graph.bindings(graph.scope_of(history.appends[0]), history.name)
+        if len(bindings) != 1 or _history_shape(bindings[0].value) != "list":
+            return []  # rebound somewhere: reset per epoch, or not a list
+        init = bindings[0]
+        growing = [
+            call
+            for call, loops in candidates
+            if graph.precedes(init.statement, loops[-1]) and self._element(call.args[0].value) not in ("number", "element")
+        ]
+        if growing:
+            history.inits = [init.value]  # type: ignore[list-item]
+        return growing
+
+    def _loops_around(self, node: cst.CSTNode) -> List[cst.CSTNode]:
+        """The ``for``/``while`` loops around ``node`` in its own function, innermost first."""
+        loops = []
+        for ancestor in self.facts.ancestors(node):
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                break
+            if isinstance(ancestor, (cst.For, cst.While)):
+                loops.append(ancestor)
+        return loops
+
+    # ----- report -------------------------------------------------------------------
+
+    def _report(self, history: History, growing: List[cst.Call]) -> None:
+        element = self._element(growing[0].args[0].value)
+        count = len(growing)
+        what = f"{'one' if count == 1 else count} {element}{'' if count == 1 else 's'}"
+        message = (
+            f"`{history.name}` grows by {what} every training step and nothing in this module trims it: "
+            "its memory grows with the length of the run"
+        )
+        self.report(growing[0], message, fix=self._fix(history))
+
+    def _element(self, value: cst.BaseExpression, depth: int = 0) -> str:
+        """What one appended element is, in words: ``number``, ``tensor``, ``CPU tensor``, ``dict``..."""
+        graph = self.facts.fact(GraphValues)
+        if isinstance(value, (cst.Dict, cst.DictComp)):
+            return "dict"
+        if isinstance(value, (cst.List, cst.ListComp)):
+            return "list"
+        if isinstance(value, cst.Tuple):
+            return "tuple"
+        if graph.kind(value) is not None:
+            return "tensor with its autograd graph"
+        if isinstance(value, (cst.Integer, cst.Float)):
+            return "number"
+        if isinstance(value, cst.BinaryOperation):
+            return self._element(value.left, depth)
+        if isinstance(value, cst.Name) and depth < 3:
+            return self._named_element(value, depth)
+        if isinstance(value, cst.Call):
+            return self._called_element(value)
+        return "element"
+
+    def _named_element(self, name: cst.Name, depth: int) -> str:
+        """What a name holds: from its assignment, its loop (``range``/``enumerate`` counters) or its annotation."""
+        binding = self.facts.fact(GraphValues).reaching_binding(name)
+        if binding is None:
+            return "element"
+        if binding.how == "parameter" and isinstance(binding.anchor, cst.Param) and binding.anchor.annotation is not None:
+            return ANNOTATED.get(dotted(binding.anchor.annotation.annotation) or "", "element")
+        value = binding.value
+        unpacked = isinstance(value, cst.Tuple) and len(binding.path) == 1 and binding.path[0] < len(value.elements)
+        if binding.how == "assign" and unpacked:
+            value = value.elements[binding.path[0]].value  # type: ignore[union-attr]
+        elif binding.how == "assign" and binding.path:
+            return "element"
+        if binding.how == "assign" and value is not None:
+            return self._element(value, depth + 1)
+        counting = isinstance(value, cst.Call) and dotted(value.func) in ("range", "enumerate")
+        if binding.how == "iterate" and counting and binding.path in ((), (0,)):
+            return "number"  # ``for step in range(n)``, ``for step, batch in enumerate(loader)``
+        return "element"
+
+    def _called_element(self, call: cst.Call) -> str:
+        name = dotted(call.func) or ""
+        if name in NUMBER_FUNCTIONS:
+            return "number"
+        if isinstance(call.func, cst.Attribute):
+            method = call.func.attr.value
+            if method in NUMBER_METHODS:
+                return "number"
+            if method == "cpu":
+                return "CPU tensor"
+            if method == "numpy":
+                return "NumPy array"
+            if method in ("detach", "clone", "to", "cuda", "flatten", "view", "reshape"):
+                return "device tensor"
+        if (self.facts.qualified_name(call.func) or "").startswith("torch."):
+            return "device tensor"
+        return "element"
+
+    # ----- fix ----------------------------------------------------------------------
+
+    def _fix(self, history: History) -> Optional[CstFix]:
+        verdicts = [(use, self._deque_use(use)) for use in self._uses(history)]
+        if any(v == BREAKS for _, v in verdicts):
+            return None
+        if history.of_lists and any(v != COMPATIBLE for _, v in verdicts):
+            return None  # a whole dict of deques cannot be copied back to lists in one expression
+        deque, imports = self._deque_spelling()
+        maxlen = self.option("history-maxlen")
+        replacements: Dict[cst.CSTNode, cst.CSTNode] = {}
+        for init in history.inits:
+            replacements.update(_bounded_init(init, deque, maxlen))
+        for use, verdict in verdicts:
+            if verdict == LIST_COPY or (verdict == UNCERTAIN and self._copy_helps(use)):
+                replacements[use] = cst.Call(func=cst.Name("list"), args=[cst.Arg(use)])
+        applicability = Applicability.UNSAFE if any(v == UNCERTAIN for _, v in verdicts) else Applicability.SAFE
+        return CstFix(f"Keep the last {maxlen} values: `{deque}(maxlen={maxlen})`", applicability, replacements, imports=imports)
+
+    def _deque_spelling(self) -> Tuple[str, Tuple[Import, ...]]:
+        """``deque`` after ``from collections import deque``, ``collections.deque`` otherwise (adding the import)."""
+        imports = self.facts.imports
+        for local, target in imports.bindings.items():
+            if target == "collections.deque":
+                return local, ()
+        module = imports.local_name_for_module("collections")
+        if module is not None:
+            return f"{module}.deque", ()
+        return "collections.deque", (Import("collections"),)
+
+    def _uses(self, history: History) -> List[cst.BaseExpression]:
+        """Every read of the history: ``<anything>.<attribute>`` in the module, or the local name in its scope."""
+        graph = self.facts.fact(GraphValues)
+        if history.attribute is not None:
+            found = graph.references(self.facts.module, attribute=history.attribute)
+        else:
+            scope = graph.scope_of(history.appends[0])
+            found = [use for use in graph.references(scope, name=history.name) if graph.scope_of(use) is scope]
+        receivers = {call.func.value for call in history.appends}  # type: ignore[attr-defined]
+        return [use for use in found if use not in receivers and not is_store_target(self.facts, use)]
+
+    def _deque_use(self, use: cst.BaseExpression) -> str:
+        """Whether a deque serves ``use`` unchanged, needs ``list(...)`` there, may not (unknown), or cannot."""
+        parent = self.facts.parent(use)
+        if isinstance(parent, cst.Attribute) and parent.value is use:
+            method = parent.attr.value
+            if method in LIST_ONLY_METHODS:
+                return BREAKS
+            return COMPATIBLE if method in DEQUE_METHODS or method in TRIMMING_METHODS else UNCERTAIN
+        if isinstance(parent, cst.Subscript) and parent.value is use:
+            return LIST_COPY if any(isinstance(s.slice, cst.Slice) for s in parent.slice) else COMPATIBLE
+        if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is use:
+            return COMPATIBLE
+        if isinstance(parent, (cst.If, cst.While)) and parent.test is use:
+            return COMPATIBLE
+        if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not):
+            return COMPATIBLE
+        if isinstance(parent, cst.ComparisonTarget) and isinstance(parent.operator, (cst.In, cst.NotIn)):
+            return COMPATIBLE
+        if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Add):
+            return LIST_COPY
+        if isinstance(parent, (cst.FormattedStringExpression,)):
+            return LIST_COPY
+        if isinstance(parent, cst.Arg):
+            return self._argument_use(self.facts.parent(parent))
+        if isinstance(parent, (cst.Element, cst.DictElement)) and parent.value is use:
+            return self._literal_use(parent)
+        return UNCERTAIN
+
+    def _literal_use(self, element: cst.CSTNode) -> str:
+        """In a literal: a copy if the literal goes straight to ``json.dump``, else the history escapes."""
+        node = self.facts.parent(element)
+        while isinstance(node, (cst.Element, cst.DictElement, cst.Dict, cst.List, cst.Tuple)):
+            node = self.facts.parent(node)
+        if isinstance(node, cst.Arg) and self._argument_use(self.facts.parent(node)) == LIST_COPY:
+            return LIST_COPY
+        return UNCERTAIN
+
+    def _argument_use(self, call: Optional[cst.CSTNode]) -> str:
+        if not isinstance(call, cst.Call):
+            return UNCERTAIN
+        name = dotted(call.func) or ""
+        qualified = self.facts.qualified_name(call.func) or ""
+        if qualified in DEQUE_TAKING_TORCH or qualified.startswith(READING_MODULES):
+            return COMPATIBLE
+        if not qualified and name in READING_FUNCTIONS:
+            return COMPATIBLE
+        if qualified.startswith(LIST_TAKING_MODULES) or (not qualified and name in EXPORTING_FUNCTIONS):
+            return LIST_COPY
+        return UNCERTAIN
+
+    def _copy_helps(self, use: cst.BaseExpression) -> bool:
+        """Returned or placed in a literal (``{"norms": self.norms}``): export a list, as the original did."""
+        parent = self.facts.parent(use)
+        return isinstance(parent, (cst.Return, cst.Element, cst.DictElement)) and getattr(parent, "value", None) is use
+
+
+def _is_self(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "self"
+
+
+def _is_empty_list(node: Optional[cst.BaseExpression]) -> bool:
+    if isinstance(node, cst.List):
+        return not node.elements
+    return isinstance(node, cst.Call) and dotted(node.func) == "list" and not node.args
+
+
+def _history_shape(value: Optional[cst.BaseExpression]) -> Optional[str]:
+    """``"list"`` for ``[]``/``list()``; ``"dict"`` for a dict of empty lists; else None."""
+    if _is_empty_list(value):
+        return "list"
+    if isinstance(value, cst.Dict) and value.elements:
+        if all(isinstance(e, cst.DictElement) and _is_empty_list(e.value) for e in value.elements):
+            return "dict"
+    if isinstance(value, cst.DictComp) and _is_empty_list(value.value):
+        return "dict"
+    if isinstance(value, cst.Call) and (dotted(value.func) or "").endswith("defaultdict") and len(value.args) == 1:
+        if dotted(value.args[0].value) == "list":
+            return "dict"
+    return None
+
+
+def _deque_call(deque: str, maxlen: int) -> cst.Call:
+    return cst.parse_expression(f"{deque}(maxlen={maxlen})")  # type: ignore[return-value]
+
+
+def _bounded_init(init: cst.BaseExpression, deque: str, maxlen: int) -> Dict[cst.CSTNode, cst.CSTNode]:
+    """Replacements turning ``[]`` (or every ``[]`` of a dict of lists) into a bounded deque."""
+    if _is_empty_list(init):
+        return {init: _deque_call(deque, maxlen)}
+    if isinstance(init, cst.Dict):
+        return {e.value: _deque_call(deque, maxlen) for e in init.elements if isinstance(e, cst.DictElement)}
+    if isinstance(init, cst.DictComp):
+        return {init.value: _deque_call(deque, maxlen)}
+    if isinstance(init, cst.Call):
+        factory = cst.parse_expression(f"lambda: {deque}(maxlen={maxlen})")
+        return {init.args[0].value: factory}
+    return {}
+
+
+def _stops_at_step_limit(function: cst.FunctionDef) -> bool:
+    """A callback that runs for a fixed number of steps: ``if self.step >= self.num_training: return``."""
+    return any(isinstance(node, cst.If) and _guards_step_limit(node) for node in walk(function.body))
+
+
+def _guards_step_limit(statement: cst.If) -> bool:
+    """``if`` comparing against ``num_training``/``max_steps``/... whose body returns, raises or sets ``should_stop``."""
+    test = list(walk(statement.test))
+    body = list(walk(statement.body))
+    compares = any(isinstance(node, cst.Comparison) for node in test)
+    limit = any(isinstance(node, cst.Name) and STEP_LIMIT.match(node.value) for node in test)
+    stops = any(isinstance(node, (cst.Return, cst.Raise)) or (isinstance(node, cst.Name) and node.value in STOP_FLAGS) for node in body)
+    return compares and limit and stops

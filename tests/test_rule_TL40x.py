@@ -1,0 +1,341 @@
+"""Static unit tests for TL401 and TL402 beyond the fixtures.
+
+Each silent trap is shown next to its twin without the guard, which must be
+reported: the trap is silent for the reason it claims, not by accident. The
+fix choice (``.item()`` or ``.detach()``, safe or unsafe, ``list(...)``
+rewrites, the ``history-maxlen`` option) is checked on small cases.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import List, Optional, Tuple
+
+import pytest
+
+from trainlint.engine import RuleSettings, fix_source, lint_source
+
+LOOP = """
+import torch
+import torch.nn.functional as F
+
+def train(model, loader, optimizer, criterion):
+{body}
+"""
+
+
+def _source(body: str) -> str:
+    return LOOP.format(body=textwrap.indent(textwrap.dedent(body).strip("\n"), "    "))
+
+
+def findings(code: str, text: str, options: Optional[dict] = None) -> List[Tuple[int, str, Optional[str]]]:
+    result = lint_source(text, "case.py", RuleSettings(frozenset({code}), {code: options or {}}))
+    assert not result.errors, result.errors
+    return [(d.location.row, d.message, d.fix.applicability.value if d.fix else None) for d in result.diagnostics]
+
+
+def fixed(code: str, text: str, options: Optional[dict] = None) -> str:
+    result = fix_source(text, "case.py", RuleSettings(frozenset({code}), {code: options or {}}), unsafe_fixes=True)
+    assert not result.errors, result.errors
+    return result.text
+
+
+# ----- TL401: traps and their twins -------------------------------------------------------
+
+STEP = """
+for x, y in loader:
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+"""
+
+TL401_TRAPS = {
+    "reset at every optimizer step": (
+        "total = 0.0\n" + STEP + "    total += loss\n    if total > 1:\n        total = 0.0\n",
+        "total = 0.0\n" + STEP + "    total += loss\n",
+    ),
+    "summed under no_grad": (
+        "total = 0.0\n" + STEP + "    with torch.no_grad():\n        total += criterion(model(x), y)\n",
+        "total = 0.0\n" + STEP + "    total += criterion(model(x), y)\n",
+    ),
+    "detached first": (
+        "losses = []\n" + STEP + "    losses.append(loss.detach().cpu().numpy())\n    losses.append(float(loss))\n",
+        "losses = []\n" + STEP + "    losses.append(loss.cpu())\n",
+    ),
+    "loss rebound to its number after backward": (
+        "total = 0.0\n" + STEP + "    loss = loss.item()\n    total += loss\n",
+        "total = 0.0\n" + STEP + "    value = loss\n    total += value\n",
+    ),
+    "a key that does not change with the step keeps one graph per key": (
+        "log = {}\n" + STEP + "    log['loss'] = loss\n    for name in ('a', 'b'):\n        log[name] = loss\n",
+        "log = {}\n" + STEP.replace("for x, y in loader", "for step, (x, y) in enumerate(loader)") + "    log[step] = loss\n",
+    ),
+    "the loss being built, then backpropagated": (
+        "for x, y in loader:\n    loss = 0\n    for head in model.heads:\n        loss += criterion(head(x), y)\n    loss.backward()\n",
+        "total = 0\nfor x, y in loader:\n    loss = criterion(model(x), y)\n    loss.backward()\n    total += loss\n",
+    ),
+    "a list rebuilt every step": (
+        "for x, y in loader:\n    parts = []\n    parts.append(criterion(model(x), y))\n    loss = torch.stack(parts).sum()\n    loss.backward()\n",
+        "parts = []\n" + STEP + "    parts.append(criterion(model(x), y))\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("trap", sorted(TL401_TRAPS))
+def test_tl401_trap_is_silent_and_its_twin_is_reported(trap: str) -> None:
+    silent, reported = TL401_TRAPS[trap]
+    assert findings("TL401", _source(silent)) == []
+    assert len(findings("TL401", _source(reported))) == 1
+
+
+def test_tl401_follows_same_module_returns() -> None:
+    helper = "\n\ndef step(model, x, y, criterion):\n    loss = criterion(model(x), y)\n    loss.backward()\n    return {}\n"
+    body = "total = 0.0\nfor x, y in loader:\n    total += step(model, x, y, criterion)\n    optimizer.step()\n"
+    assert findings("TL401", _source(body) + helper.format("loss.item()")) == []
+    assert len(findings("TL401", _source(body) + helper.format("loss"))) == 1
+
+
+def test_tl401_evaluation_step_hooks_run_without_grad() -> None:
+    module = """
+import torch.nn.functional as F
+
+class Lit:
+    def __init__(self):
+        self.outputs = []
+
+    def {hook}(self, batch, batch_idx):
+        x, y = batch
+        self.outputs.append(F.cross_entropy(self.model(x), y))
+"""
+    assert findings("TL401", module.format(hook="validation_step")) == []
+    assert len(findings("TL401", module.format(hook="training_step"))) == 1
+
+
+def test_tl401_attribute_cleared_by_another_per_step_method_lives_one_step() -> None:
+    module = """
+import torch.nn.functional as F
+
+class Schedule:
+    def __init__(self):
+        self.microbatch_losses = []
+
+    def training_step(self, output, target):
+        loss = F.cross_entropy(output, target)
+        self.microbatch_losses.append(loss)
+
+    def {cleaner}(self):
+        for loss in self.microbatch_losses:
+            loss.backward()
+        self.microbatch_losses.clear()
+"""
+    assert findings("TL401", module.format(cleaner="step")) == []
+    assert len(findings("TL401", module.format(cleaner="on_train_epoch_end"))) == 1
+
+
+# ----- TL401: which fix ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "after, stored, applicability",
+    [
+        ("print(f'{total / len(loader):.3f}')", "total += loss.item()", "safe"),
+        ("print('{:.3f}'.format(total / len(loader)))", "total += loss.item()", "safe"),
+        ("avg = total / len(loader)\nlogger.info('%.3f', avg)", "total += loss.item()", "safe"),
+        ("print(total.item())", "total += loss.detach()", "safe"),
+        ("return total", "total += loss.item()", "unsafe"),
+    ],
+)
+def test_tl401_fix_depends_on_how_the_sum_is_read(after: str, stored: str, applicability: str) -> None:
+    text = _source("total = 0.0\n" + STEP + "    total += loss\n" + after + "\n")
+    assert [f[2] for f in findings("TL401", text)] == [applicability]
+    assert stored in fixed("TL401", text)
+
+
+def test_tl401_tensor_accumulator_stays_a_tensor() -> None:
+    text = _source("total = torch.zeros(1)\n" + STEP + "    total += loss\nprint(total)\n")
+    assert "total += loss.detach()" in fixed("TL401", text)
+
+
+def test_tl401_list_read_by_torch_keeps_tensors() -> None:
+    text = _source("kept = []\n" + STEP + "    kept.append(loss)\nreturn torch.stack(kept).mean().item()\n")
+    assert "kept.append(loss.detach())" in fixed("TL401", text)
+
+
+def test_tl401_model_output_gets_an_unsafe_detach() -> None:
+    text = _source("outputs = []\nfor x, y in loader:\n    out = model(x)\n    criterion(out, y).backward()\n    outputs.append(out)\n")
+    assert [f[2] for f in findings("TL401", text)] == ["unsafe"]
+    assert "outputs.append(out.detach())" in fixed("TL401", text)
+
+
+def test_tl401_stored_container_is_reported_without_fix() -> None:
+    text = _source(
+        """
+        outputs = []
+        for x, y in loader:
+            output = {'loss': criterion(model(x), y)}
+            output['loss'].backward()
+            outputs.append(output)
+        """
+    )
+    assert [f[2] for f in findings("TL401", text)] == [None]
+
+
+# ----- TL402: traps and their twins ---------------------------------------------------------
+
+TRACKER = """
+import json
+
+class Tracker:
+    def __init__(self):
+        self.norms = {init}
+
+    def update(self, norm: float):
+{guard}        self.norms.append(norm)
+{extra}
+"""
+
+
+TRAIN = """
+
+def train(model, loader, optimizer, tracker):
+    for x, y in loader:
+        loss = model(x, y)
+        loss.backward()
+        optimizer.step()
+        tracker.update(loss.item())
+"""
+
+
+def tracker(init: str = "[]", guard: str = "", extra: str = "") -> str:
+    return TRACKER.format(init=init, guard=guard, extra=extra) + TRAIN
+
+
+TL402_TRAPS = {
+    "pop(0)": tracker(extra="    def trim(self):\n        self.norms.pop(0)\n"),
+    "del slice": tracker(extra="    def trim(self):\n        del self.norms[:-10]\n"),
+    "slice reassignment": tracker(extra="    def trim(self):\n        self.norms = self.norms[-10:]\n"),
+    "clear()": tracker(extra="    def reset(self):\n        self.norms.clear()\n"),
+    "length check": tracker(extra="    def full(self):\n        return len(self.norms) >= 10\n"),
+    "reset by another class": tracker(extra="\n\nclass Reporter:\n    def clear_log(self, tracker):\n        tracker.norms = []\n"),
+    "a callback that stops at num_training": tracker(guard="        if self.step >= self.num_training:\n            return\n"),
+    "deque(maxlen)": tracker(init="collections.deque(maxlen=10)"),
+}
+
+
+def test_tl402_untrimmed_tracker_is_reported() -> None:
+    assert len(findings("TL402", tracker())) == 1
+
+
+@pytest.mark.parametrize("trap", sorted(TL402_TRAPS))
+def test_tl402_trap_is_silent(trap: str) -> None:
+    assert findings("TL402", TL402_TRAPS[trap]) == []
+
+
+def test_tl402_generic_hook_names_count_only_in_a_module_that_trains() -> None:
+    module = """
+class Lit:
+    def __init__(self):
+        self.logged = []
+
+    def log(self, name, value: float):
+        self.logged.append(value)
+{hook}"""
+    assert len(findings("TL402", module.format(hook="\n    def training_step(self, batch):\n        pass\n"))) == 1
+    assert findings("TL402", module.format(hook="")) == []
+
+
+EPOCHS = """
+history = []
+for epoch in range(3):
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        loss.backward()
+        history.append({stored})
+"""
+
+
+def test_tl402_appends_once_per_epoch_are_silent() -> None:
+    per_step = _source(EPOCHS.format(stored="loss.detach()"))
+    per_epoch = per_step.replace("        history.append(loss.detach())", "    history.append(loss.detach())")
+    assert len(findings("TL402", per_step)) == 1
+    assert findings("TL402", per_epoch) == []
+
+
+def test_tl402_local_list_of_numbers_is_silent() -> None:
+    text = _source(EPOCHS.format(stored="loss.item()"))
+    assert findings("TL402", text) == []
+
+
+# ----- TL402: message and fix ---------------------------------------------------------------
+
+
+def test_tl402_message_names_the_element_and_the_growth() -> None:
+    numbers = findings("TL402", tracker())
+    tensors = findings("TL402", tracker().replace("append(norm)", "append(norm.detach().clone())"))
+    assert "grows by one number every training step" in numbers[0][1]
+    assert "grows by one device tensor every training step" in tensors[0][1]
+
+
+def test_tl402_fix_uses_the_option_and_the_module_spelling() -> None:
+    text = "from collections import deque\n" + tracker()
+    result = fixed("TL402", text, {"history-maxlen": 7})
+    assert "self.norms = deque(maxlen=7)" in result and "import collections" not in result
+
+
+@pytest.mark.parametrize(
+    "use, rewritten, applicability",
+    [
+        ("print(json.dumps(self.norms))", "print(json.dumps(list(self.norms)))", "safe"),
+        ("print(self.norms[-5:])", "print(list(self.norms)[-5:])", "safe"),
+        ("print(sum(self.norms) / len(self.norms))", "print(sum(self.norms) / len(self.norms))", "safe"),
+        ("return {'norms': self.norms}", "return {'norms': list(self.norms)}", "unsafe"),
+        ("return self.norms", "return list(self.norms)", "unsafe"),
+    ],
+)
+def test_tl402_uses_a_deque_breaks_are_rewritten(use: str, rewritten: str, applicability: str) -> None:
+    text = tracker(extra=f"\n    def report(self):\n        {use}\n")
+    assert [f[2] for f in findings("TL402", text)] == [applicability]
+    assert rewritten in fixed("TL402", text)
+
+
+def test_tl402_no_fix_when_the_list_is_sorted_in_place() -> None:
+    text = tracker(extra="\n    def median(self):\n        self.norms.sort()\n        return self.norms[len(self.norms) // 2]\n")
+    assert [f[2] for f in findings("TL402", text)] == [None]
+
+
+ODD_CODE = """
+import torch
+from collections import *
+from . import sibling
+
+def train(model, loader, *args, **kwargs):
+    global counter
+    (a, *rest), b = [1, 2], 3
+    total = [] if args else None
+    for x, (y, z) in enumerate(loader):
+        loss = model(x)(y)[::2]
+        loss.backward(*args)
+        lambda q: q + loss
+        total.append((yield loss))
+        total.append(w := loss)
+        kwargs[...] = loss
+        model.history[0].append(loss)
+        self.history.append(loss)
+        del total[:], kwargs
+        print(*[l for l in total], **{k: v for k, v in kwargs.items()})
+    return [*total]
+
+class Odd(torch.nn.Module):
+    x = []
+    def step(self, loss=None):
+        self.x.append(loss)
+        super().step().append(loss)
+        (lambda: 0)().append(loss)
+"""
+
+
+@pytest.mark.parametrize("code", ["TL401", "TL402"])
+def test_odd_code_does_not_crash(code: str) -> None:
+    findings(code, ODD_CODE)
+    fixed(code, ODD_CODE)

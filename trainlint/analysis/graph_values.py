@@ -1,0 +1,758 @@
+"""Which values carry an autograd graph, and which have been detached from it.
+
+A loss tensor computed with autograd recording holds a ``grad_fn`` and,
+through it, the graph of the whole step. Storing such a value beyond the
+step (``total += loss``, ``losses.append(loss)``) keeps every step's graph
+alive. Rules about memory ask here what an expression holds.
+
+Sources of a graph, outside ``torch.no_grad()``/``torch.inference_mode()``
+and outside evaluation step hooks (``validation_step``, which Lightning runs
+without grad):
+
+* a criterion call: a name bound to ``nn.<X>Loss(...)``, named like one
+  (``criterion``, ``loss_fn``), or ``F.<x>_loss``/``F.cross_entropy``;
+* a model call (``model(x)``, ``self.net(x)``, ``self(x)`` in a module
+  class) and its ``.loss``;
+* anything ``.backward()`` is called on (also through
+  ``scaler.scale(loss)``, ``accelerator.backward(loss)``,
+  ``output["loss"].backward()``);
+* arithmetic, views, reductions and ``torch.*`` functions of the above;
+  same-module functions returning them; parameters that receive them at a
+  call in this module.
+
+Detaching: ``.item()``, ``.tolist()``, ``.detach()``, ``.numpy()``,
+``float()``/``int()``, ``torch.tensor(...)``, ``.data``, comparisons.
+
+Names are resolved flow-sensitively but simply: a use sees the nearest
+binding of its name that precedes it in the same function, so
+``loss = loss.item()`` after ``backward()`` makes later uses plain numbers.
+Unknown calls carry no graph: precision before recall.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple, Union
+
+import libcst as cst
+
+from trainlint.analysis.grad_mode import in_no_grad
+from trainlint.analysis.imports import dotted
+
+if TYPE_CHECKING:
+    from trainlint.analysis import ModuleFacts
+
+
+class GraphKind(enum.IntEnum):
+    """What a graph-carrying value is, ordered from most to least specific.
+
+    The order matters when two possibilities meet (``a if c else b``, two
+    call sites): the join is the larger kind, whose fixes are the more
+    careful ones.
+    """
+
+    SCALAR = 1  # a scalar loss: ``.item()`` turns it into a number
+    TENSOR = 2  # a tensor of unknown shape: only ``.detach()`` applies
+    OUTPUT = 3  # a model's output: a tensor, or a structure holding tensors
+    CONTAINER = 4  # a dict/list/tuple holding graph-carrying tensors
+
+
+Kind = Optional[GraphKind]
+MAX_DEPTH = 100  # nested kind queries; each takes a few Python frames
+
+EVALUATION_STEP = re.compile(r"^(validation|val|valid|test|predict|eval|evaluation|inference)_step$")
+CRITERION_NAME = re.compile(r"^(criterion|loss_fn|loss_func|loss_function|lossfn|compute_loss)$|_(criterion|loss_fn)$")
+MODEL_NAME = re.compile(
+    r"(^|_)(model|net|network|encoder|decoder|backbone|generator|discriminator|policy|actor|critic)$|^forward$"
+)
+MODEL_FACTORY = re.compile(r"^(make|build|create|get|load|init|setup)_|^from_pretrained$")
+FUNCTIONAL_LOSSES = frozenset({"cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "nll_loss"})
+BACKWARD_OWNERS = re.compile(r"(accelerator|fabric|engine|trainer|deepspeed|model_engine)$", re.IGNORECASE)
+
+# Methods and attributes whose result carries no graph.
+DETACHING_METHODS = frozenset({
+    "item", "tolist", "detach", "detach_", "numpy", "backward", "size", "dim", "numel", "nelement",
+    "argmax", "argmin", "eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite", "long", "int", "bool",
+    "nonzero", "any", "all", "count_nonzero", "__float__", "__int__", "__bool__", "data_ptr", "element_size",
+})
+DETACHING_ATTRIBUTES = frozenset({"data", "grad", "shape", "dtype", "device", "requires_grad", "ndim", "is_cuda", "grad_fn"})
+REDUCTIONS = frozenset({"mean", "sum", "norm", "prod", "std", "var", "max", "min", "amax", "amin", "logsumexp"})
+DETACHING_TORCH_FUNCTIONS = frozenset({
+    "tensor", "as_tensor", "from_numpy", "argmax", "argmin", "eq", "ne", "isnan", "isinf", "isfinite", "is_tensor",
+    "numel", "zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "equal", "allclose",
+})
+CASTS = frozenset({"float", "int", "bool", "round", "str", "len", "repr", "format"})
+
+
+def join(*kinds: Kind) -> Kind:
+    """The kind of a value that may be any of ``kinds``."""
+    present = [k for k in kinds if k is not None]
+    return max(present) if present else None
+
+
+def _combined(kind: Kind) -> Kind:
+    """The kind of arithmetic on a value of ``kind`` (a model output used in arithmetic is a tensor)."""
+    return GraphKind.TENSOR if kind is GraphKind.OUTPUT else kind
+
+
+def _string_value(node: cst.BaseExpression) -> Optional[str]:
+    if isinstance(node, cst.SimpleString):
+        evaluated = node.evaluated_value
+        return evaluated if isinstance(evaluated, str) else None
+    return None
+
+
+def _subscript_key(node: cst.Subscript) -> Optional[cst.BaseExpression]:
+    if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        return node.slice[0].slice.value
+    return None
+
+
+def root_name(expression: cst.BaseExpression) -> Optional[cst.Name]:
+    """The name an attribute/subscript chain starts from: ``output`` for ``output["loss"].sum``."""
+    while isinstance(expression, (cst.Attribute, cst.Subscript)):
+        expression = expression.value
+    return expression if isinstance(expression, cst.Name) else None
+
+
+def storage_path(expression: cst.BaseExpression) -> Optional[str]:
+    """``self.h`` for ``self.h["loss"]`` or ``self.h[k][0]``: the long-lived object a store writes into."""
+    while isinstance(expression, cst.Subscript):
+        expression = expression.value
+    return dotted(expression)
+
+
+def backward_loss(call: cst.Call) -> Optional[cst.BaseExpression]:
+    """The value a backward call differentiates, or None when ``call`` is not one.
+
+    ``loss.backward()``, ``scaler.scale(loss).backward()``,
+    ``accelerator.backward(loss)``, ``self.manual_backward(loss)``.
+    """
+    func = call.func
+    if not isinstance(func, cst.Attribute):
+        return None
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    if func.attr.value == "manual_backward":
+        return positional[0] if positional else None
+    if func.attr.value != "backward":
+        return None
+    receiver = func.value
+    if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute) and receiver.func.attr.value == "scale":
+        return receiver.args[0].value if receiver.args else None
+    owner = dotted(receiver) or ""
+    if positional and BACKWARD_OWNERS.search(owner.rsplit(".", 1)[-1]):
+        return positional[0]
+    return receiver
+
+
+@dataclass(frozen=True)
+class Binding:
+    """One place where a name is bound in a scope.
+
+    ``anchor`` is the node after whose end the binding holds (the statement
+    for an assignment, the target for a ``for``); ``value`` is what is bound
+    (the right-hand side, the iterated expression, the augmented value);
+    ``path`` indexes into tuple targets.
+    """
+
+    name: str
+    how: str  # "assign", "augment", "iterate", "parameter", "opaque"
+    statement: cst.CSTNode
+    anchor: cst.CSTNode
+    value: Optional[cst.BaseExpression] = None
+    path: Tuple[int, ...] = ()
+
+
+Scope = Union[cst.Module, cst.FunctionDef, cst.ClassDef, cst.Lambda]
+COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+
+SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+
+
+class _Index:
+    """Order, scopes, name bindings, returns, calls and functions of a module, in one pass.
+
+    The pass walks ``facts.parents``, which holds every node in pre-order
+    (it is recorded by a visitor as nodes are entered): iterating a dict is
+    an order of magnitude cheaper than another LibCST traversal, which costs
+    about twice the parse on a large file.
+    """
+
+    def __init__(self, facts: "ModuleFacts") -> None:
+        self.nodes: List[cst.CSTNode] = [facts.module]  # pre-order
+        self.start: Dict[cst.CSTNode, int] = {facts.module: 0}
+        self.end: Dict[cst.CSTNode, int] = {}
+        self.scope_of: Dict[cst.CSTNode, Scope] = {}
+        self.bindings: Dict[Scope, Dict[str, List[Binding]]] = {}
+        self.returns: Dict[cst.FunctionDef, List[cst.Return]] = {}
+        self.calls_by_name: Dict[str, List[cst.Call]] = {}
+        self.functions_by_name: Dict[str, List[cst.FunctionDef]] = {}
+        self.backward_calls: List[Tuple[cst.Call, cst.BaseExpression]] = []
+        self.assignments: List[Tuple[cst.BaseExpression, cst.BaseExpression, cst.CSTNode]] = []
+        for order, (node, parent) in enumerate(facts.parents.items(), start=1):
+            self.nodes.append(node)
+            self.start[node] = order
+            scope = parent if isinstance(parent, SCOPES) else self.scope_of.get(parent, facts.module)
+            self.scope_of[node] = scope
+            self._record(node, scope)
+        for node in reversed(list(self.start)):
+            end = self.end.setdefault(node, self.start[node] + 1)
+            parent = facts.parents.get(node)
+            if parent is not None and self.end.get(parent, 0) < end:
+                self.end[parent] = end
+
+    def _bind(self, scope: Scope, name: str, how: str, statement, anchor, value=None, path=()) -> None:
+        self.bindings.setdefault(scope, {}).setdefault(name, []).append(Binding(name, how, statement, anchor, value, path))
+
+    def _bind_target(self, scope: Scope, target: cst.BaseExpression, how: str, statement, anchor, value, path=()) -> None:
+        if isinstance(target, cst.Name):
+            self._bind(scope, target.value, how, statement, anchor, value, path)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for index, element in enumerate(target.elements):
+                if isinstance(element, cst.StarredElement):
+                    self._bind_target(scope, element.value, "opaque", statement, anchor, None)
+                else:
+                    self._bind_target(scope, element.value, how, statement, anchor, value, path + (index,))
+
+    def _record(self, node: cst.CSTNode, scope: Scope) -> None:
+        if isinstance(node, cst.FunctionDef):
+            self._function(node, scope)
+        elif isinstance(node, cst.ClassDef):
+            self._bind(scope, node.name.value, "opaque", node, node)
+        elif isinstance(node, cst.Lambda):
+            for param in node.params.params:
+                self._bind(node, param.name.value, "opaque", node, param)
+        elif isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+            self._assignment(node, scope)
+        elif isinstance(node, cst.NamedExpr):
+            self._bind_target(scope, node.target, "assign", node, node, node.value)
+        elif isinstance(node, cst.For):
+            self._bind_target(scope, node.target, "iterate", node, node.target, node.iter)
+        elif isinstance(node, (cst.WithItem, cst.ExceptHandler)):
+            alias = node.asname if isinstance(node, cst.WithItem) else node.name
+            if alias is not None:
+                self._bind_target(scope, alias.name, "opaque", node, node, None)
+        elif isinstance(node, cst.ImportAlias):
+            local = node.asname.name if node.asname is not None else node.name
+            while isinstance(local, cst.Attribute):
+                local = local.value
+            self._bind_target(scope, local, "opaque", node, node, None)
+        elif isinstance(node, cst.Return) and isinstance(scope, cst.FunctionDef):
+            self.returns.setdefault(scope, []).append(node)
+        elif isinstance(node, cst.Call):
+            self._call(node)
+
+    def _function(self, node: cst.FunctionDef, scope: Scope) -> None:
+        self._bind(scope, node.name.value, "opaque", node, node)
+        self.functions_by_name.setdefault(node.name.value, []).append(node)
+        self.returns.setdefault(node, [])
+        params = node.params
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            self._bind(node, param.name.value, "parameter", node, param)
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                self._bind(node, star.name.value, "opaque", node, star)
+
+    def _assignment(self, node: Union[cst.Assign, cst.AnnAssign, cst.AugAssign], scope: Scope) -> None:
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif node.value is not None:
+            targets = [node.target]
+        else:
+            return
+        how = "augment" if isinstance(node, cst.AugAssign) else "assign"
+        for target in targets:
+            self._bind_target(scope, target, how, node, node, node.value)
+            self.assignments.append((target, node.value, node))  # type: ignore[arg-type]
+
+    def _call(self, node: cst.Call) -> None:
+        name = dotted(node.func)
+        if name:
+            self.calls_by_name.setdefault(name.rsplit(".", 1)[-1], []).append(node)
+        loss = backward_loss(node)
+        if loss is not None:
+            self.backward_calls.append((node, loss))
+
+
+class GraphValues:
+    """Graph-carrying values of one module (see the module docstring)."""
+
+    def __init__(self, facts: "ModuleFacts") -> None:
+        self.facts = facts
+        self._index = _Index(facts)
+        self._criteria = self._criterion_names()
+        self._kinds: Dict[Union[cst.CSTNode, Binding], Kind] = {}
+        self._depth = 0
+
+    # ----- scopes and bindings -------------------------------------------------------
+
+    def scope_of(self, node: cst.CSTNode) -> Scope:
+        return self._index.scope_of.get(node, self.facts.module)
+
+    def bindings(self, scope: Scope, name: str) -> List[Binding]:
+        """Every binding of ``name`` directly in ``scope``, in source order."""
+        return list(self._index.bindings.get(scope, {}).get(name, ()))
+
+    def assignments(self) -> List[Tuple[cst.BaseExpression, cst.BaseExpression, cst.CSTNode]]:
+        """Every ``target = value`` and ``target op= value`` in the module, as (target, value, statement)."""
+        return list(self._index.assignments)
+
+    def precedes(self, first: cst.CSTNode, second: cst.CSTNode) -> bool:
+        """True when ``first`` ends before ``second`` starts, in source order."""
+        return self._index.end[first] <= self._index.start[second]
+
+    def contains(self, outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
+        """True when ``inner`` is ``outer`` or inside it."""
+        return self._index.start[outer] <= self._index.start[inner] < self._index.end[outer]
+
+    def references(
+        self, within: cst.CSTNode, name: Optional[str] = None, attribute: Optional[str] = None
+    ) -> List[cst.BaseExpression]:
+        """The expressions spelled ``name``, or ``<anything>.<attribute>``, inside ``within``.
+
+        Attribute names (``self.losses`` for ``losses``), keyword names and
+        parameter names are not references to the name ``losses``.
+        """
+        index = self._index
+        found: List[cst.BaseExpression] = []
+        for node in index.nodes[index.start[within] : index.end[within]]:
+            if attribute is not None and isinstance(node, cst.Attribute) and node.attr.value == attribute:
+                found.append(node)
+            elif isinstance(node, cst.Name) and node.value == name and _names_a_value(self.facts.parent(node), node):
+                found.append(node)
+        return found
+
+    def reaching_binding(self, name: cst.Name) -> Optional[Binding]:
+        """The binding a use of ``name`` sees: the nearest one before it in its scope."""
+        comprehension = self._comprehension_binding(name)
+        if comprehension is not None:
+            return comprehension
+        candidates = [
+            b for b in self.bindings(self.scope_of(name), name.value) if b.anchor is not name and self.precedes(b.anchor, name)
+        ]
+        return max(candidates, key=lambda b: self._index.end[b.anchor]) if candidates else None
+
+    def _comprehension_binding(self, name: cst.Name) -> Optional[Binding]:
+        for ancestor in self.facts.ancestors(name):
+            if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                return None
+            if isinstance(ancestor, COMPREHENSIONS):
+                found = _comprehension_target(ancestor.for_in, name)
+                if found is not None:
+                    return found
+        return None
+
+    def backpropagated(self, scope: Scope) -> FrozenSet[str]:
+        """Dotted names whose values flow into a backward call in ``scope``.
+
+        ``loss = ce + reg; loss.backward()`` gives ``loss``, ``ce``, ``reg``:
+        summing into one of these builds the loss; it is not a history.
+        """
+        return self._backpropagated.get(scope, frozenset())
+
+    @functools.cached_property
+    def _backpropagated(self) -> Dict[Scope, FrozenSet[str]]:
+        flows: Dict[Scope, Set[str]] = {}
+        for call, loss in self._index.backward_calls:
+            flows.setdefault(self.scope_of(call), set()).update(self.reads(loss))
+        for scope, names in flows.items():
+            assignments = [(storage_path(t), self.reads(v)) for t, v, _ in self._index.assignments if self.scope_of(t) is scope]
+            changed = True
+            while changed:
+                changed = False
+                for target, reads in assignments:
+                    if target in names and not reads <= names:
+                        names.update(reads)
+                        changed = True
+        return {scope: frozenset(names) for scope, names in flows.items()}
+
+    def reads(self, expression: cst.CSTNode) -> Set[str]:
+        """Every name and attribute chain read in ``expression`` (``self.reg`` and ``self``)."""
+        index = self._index
+        nodes = index.nodes[index.start[expression] : index.end[expression]]
+        names = (n for n in nodes if isinstance(n, cst.Name) and _names_a_value(self.facts.parent(n), n))
+        chains = (n for n in nodes if isinstance(n, cst.Attribute))
+        return {name for name in map(dotted, (*names, *chains)) if name}
+
+    @functools.cached_property
+    def _backward_marks(self) -> Dict[Binding, GraphKind]:
+        """Bindings whose value (or something inside it) is backpropagated.
+
+        ``loss.backward()`` makes ``loss`` a scalar loss (a gradient argument
+        makes it a tensor); ``output["loss"].backward()`` makes ``output`` a
+        container of graph-carrying tensors.
+        """
+        marks: Dict[Binding, GraphKind] = {}
+        for call, loss in self._index.backward_calls:
+            root = root_name(loss)
+            if root is None or root.value in ("self", "cls"):
+                continue
+            binding = self.reaching_binding(root)
+            if binding is None:
+                continue
+            if loss is not root:
+                kind = GraphKind.CONTAINER
+            elif _passes_gradient(call, loss):
+                kind = GraphKind.TENSOR
+            else:
+                kind = GraphKind.SCALAR
+            marks[binding] = join(marks.get(binding), kind)  # type: ignore[assignment]
+        return marks
+
+    # ----- kinds ----------------------------------------------------------------------
+
+    def runs_without_grad(self, node: cst.CSTNode) -> bool:
+        """Under ``no_grad``/``inference_mode``, or in an evaluation step hook (``validation_step``)."""
+        if in_no_grad(self.facts, node):
+            return True
+        return any(isinstance(a, cst.FunctionDef) and EVALUATION_STEP.match(a.name.value) for a in self.facts.ancestors(node))
+
+    def kind(self, expression: cst.BaseExpression) -> Kind:
+        """What graph ``expression`` carries where it stands, or None when it carries none (or is unknown)."""
+        return self._memoized(expression, self._kind)
+
+    def binding_kind(self, binding: Binding) -> Kind:
+        return self._memoized(binding, self._binding_kind)
+
+    def _memoized(self, key, compute) -> Kind:
+        """``compute(key)`` once. A cycle (through names, calls, parameters) or a chain deeper than
+        MAX_DEPTH (generated code: ``x = x + 1`` a thousand times) carries nothing, instead of
+        exhausting Python's stack."""
+        if key in self._kinds:
+            return self._kinds[key]
+        if self._depth >= MAX_DEPTH:
+            return None
+        self._kinds[key] = None
+        self._depth += 1
+        try:
+            result = compute(key)
+        finally:
+            self._depth -= 1
+        self._kinds[key] = result
+        return result
+
+    def graph_atoms(self, expression: cst.BaseExpression) -> List[Tuple[cst.BaseExpression, GraphKind]]:
+        """The outermost graph-carrying operands of ``expression``: where a detach belongs.
+
+        ``loss_val * bs`` gives ``[loss_val]``; ``{"step": s, "loss": loss}``
+        gives ``[loss]``; a comprehension is one atom of kind CONTAINER.
+        """
+        kind = self.kind(expression)
+        if kind is None:
+            return []
+        if isinstance(expression, cst.BinaryOperation):
+            return self.graph_atoms(expression.left) + self.graph_atoms(expression.right)
+        if isinstance(expression, cst.UnaryOperation):
+            return self.graph_atoms(expression.expression)
+        if isinstance(expression, cst.IfExp):
+            return self.graph_atoms(expression.body) + self.graph_atoms(expression.orelse)
+        if isinstance(expression, (cst.Dict, cst.List, cst.Tuple, cst.Set)):
+            return [atom for element in _element_values(expression) for atom in self.graph_atoms(element)]
+        return [(expression, kind)]
+
+    def _binding_kind(self, binding: Binding) -> Kind:
+        return join(self._bound_value_kind(binding), self._backward_marks.get(binding))
+
+    def _bound_value_kind(self, binding: Binding) -> Kind:
+        if binding.how == "parameter":
+            return self._parameter_kind(binding)
+        if binding.value is None:
+            return None
+        if binding.how == "iterate":
+            return self._iterated_kind(binding.value, binding.path)
+        if binding.how == "augment":
+            if self.runs_without_grad(binding.statement):
+                return None
+            target = binding.statement.target  # type: ignore[attr-defined]
+            previous = self.reaching_binding(target) if isinstance(target, cst.Name) else None
+            return _combined(join(self.kind(binding.value), self.binding_kind(previous) if previous else None))
+        return self._element_kind(binding.value, binding.path) if binding.path else self.kind(binding.value)
+
+    def _element_kind(self, value: cst.BaseExpression, path: Tuple[int, ...]) -> Kind:
+        """The kind of ``value[path]``: a tuple literal's element, a same-module function's returned element."""
+        for depth, index in enumerate(path):
+            if isinstance(value, (cst.Tuple, cst.List)) and index < len(value.elements):
+                element = value.elements[index]
+                if isinstance(element, cst.StarredElement):
+                    return None
+                value = element.value
+                continue
+            if isinstance(value, cst.Call):
+                returns = self._returns_of(value)
+                if returns is not None:
+                    return join(*(self._element_kind(r, path[depth:]) for r in returns))
+            return GraphKind.TENSOR if self.kind(value) is not None else None
+        return self.kind(value)
+
+    def _iterated_kind(self, iterable: cst.BaseExpression, path: Tuple[int, ...]) -> Kind:
+        """The kind of ``element[path]`` for one element of ``iterable``; None when unknown.
+
+        ``losses.values()`` and ``losses.items()`` of a graph-carrying dict
+        give tensors (and keys that are not); iterating a list or dict
+        directly is unknown (keys or elements?), so it gives None.
+        """
+        if isinstance(iterable, (cst.Tuple, cst.List)) and not path:
+            return join(*(self.kind(e) for e in _element_values(iterable)))
+        if not isinstance(iterable, cst.Call):
+            return GraphKind.TENSOR if not path and self.kind(iterable) is GraphKind.TENSOR else None
+        function = dotted(iterable.func)
+        arguments = [a.value for a in iterable.args]
+        if function in ("enumerate", "zip") and path:
+            sources = arguments[1:] if function == "enumerate" else arguments
+            index = path[0] - (1 if function == "enumerate" else 0)
+            return self._iterated_kind(sources[index], path[1:]) if 0 <= index < len(sources) else None
+        if isinstance(iterable.func, cst.Attribute) and not arguments:
+            if self.kind(iterable.func.value) in (GraphKind.OUTPUT, GraphKind.CONTAINER):
+                method = iterable.func.attr.value
+                if (method, path) in (("values", ()), ("items", (1,))):
+                    return GraphKind.TENSOR
+        return None
+
+    def _kind(self, expression: cst.BaseExpression) -> Kind:
+        if isinstance(expression, cst.Name):
+            binding = self.reaching_binding(expression)
+            return self.binding_kind(binding) if binding is not None else None
+        if isinstance(expression, cst.Attribute):
+            return self._attribute_kind(expression)
+        if isinstance(expression, cst.Subscript):
+            return self._subscript_kind(expression)
+        if isinstance(expression, (cst.Dict, cst.List, cst.Tuple, cst.Set)):
+            found = join(*(self.kind(e) for e in _element_values(expression)))
+            return GraphKind.CONTAINER if found is not None else None
+        if isinstance(expression, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+            return GraphKind.CONTAINER if self.kind(expression.elt) is not None else None
+        if isinstance(expression, cst.DictComp):
+            return GraphKind.CONTAINER if self.kind(expression.value) is not None else None
+        if isinstance(expression, cst.IfExp):
+            return join(self.kind(expression.body), self.kind(expression.orelse))
+        if isinstance(expression, cst.NamedExpr):
+            return self.kind(expression.value)
+        if self.runs_without_grad(expression):
+            return None
+        if isinstance(expression, cst.Call):
+            return self._call_kind(expression)
+        if isinstance(expression, cst.BinaryOperation):
+            return _combined(join(self.kind(expression.left), self.kind(expression.right)))
+        if isinstance(expression, cst.UnaryOperation) and not isinstance(expression.operator, cst.Not):
+            return _combined(self.kind(expression.expression))
+        return None
+
+    def _attribute_kind(self, node: cst.Attribute) -> Kind:
+        attribute = node.attr.value
+        if attribute in DETACHING_ATTRIBUTES:
+            return None
+        base = self.kind(node.value)
+        model_call = isinstance(node.value, cst.Call) and self._is_model_call(node.value.func)
+        if attribute == "loss" and (base is not None or model_call):
+            return GraphKind.SCALAR
+        if base in (GraphKind.OUTPUT, GraphKind.CONTAINER):
+            return GraphKind.TENSOR
+        return base
+
+    def _subscript_kind(self, node: cst.Subscript) -> Kind:
+        base = self.kind(node.value)
+        if base in (GraphKind.OUTPUT, GraphKind.CONTAINER):
+            key = _subscript_key(node)
+            text = _string_value(key) if key is not None else None
+            return GraphKind.SCALAR if text is not None and "loss" in text else GraphKind.TENSOR
+        return base
+
+    def _call_kind(self, call: cst.Call) -> Kind:
+        func = call.func
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            if method in DETACHING_METHODS:
+                return None
+            base = self.kind(func.value)
+            if base is not None:
+                return _method_kind(base, method, call)
+        returns = self._returns_of(call)
+        if returns is not None:
+            return join(*(self.kind(r) for r in returns))
+        return self._library_call_kind(call)
+
+    def _library_call_kind(self, call: cst.Call) -> Kind:
+        name = dotted(call.func) or ""
+        last = name.rsplit(".", 1)[-1]
+        qualified = self.facts.qualified_name(call.func) or ""
+        if name in CASTS and not qualified:
+            return None
+        if qualified.startswith("torch.nn.functional."):
+            function = qualified.rsplit(".", 1)[-1]
+            if function.endswith("_loss") or function in FUNCTIONAL_LOSSES:
+                return GraphKind.TENSOR if _reduces_nothing(call) else GraphKind.SCALAR
+        if last in self._criteria:
+            return self._criteria[last]
+        if CRITERION_NAME.search(last):
+            return GraphKind.SCALAR
+        if self._is_model_call(call.func):
+            return GraphKind.OUTPUT
+        arguments = join(*(self.kind(a.value) for a in call.args))
+        if arguments is None:
+            return None
+        if qualified.startswith("torch.") and last not in DETACHING_TORCH_FUNCTIONS:
+            single = len(call.args) == 1
+            return GraphKind.SCALAR if single and last in REDUCTIONS else GraphKind.TENSOR
+        if name == "sum" and not qualified and call.args:
+            return _summed(self._summand_kind(call.args[0].value))
+        return None
+
+    def _summand_kind(self, argument: cst.BaseExpression) -> Kind:
+        if isinstance(argument, (cst.GeneratorExp, cst.ListComp)):
+            return self.kind(argument.elt)
+        return GraphKind.TENSOR if self.kind(argument) is not None else None
+
+    def _is_model_call(self, func: cst.BaseExpression) -> bool:
+        """``model(...)``, ``self.net(...)``, ``model.forward(...)``, ``self(...)`` in a class with ``forward``."""
+        name = dotted(func)
+        if name is None:
+            return False
+        if name == "self":
+            return self._in_class_with_forward(func)
+        last = name.rsplit(".", 1)[-1]
+        return bool(MODEL_NAME.search(last)) and not MODEL_FACTORY.search(last)
+
+    def _in_class_with_forward(self, node: cst.CSTNode) -> bool:
+        for ancestor in self.facts.ancestors(node):
+            if isinstance(ancestor, cst.ClassDef):
+                return any(isinstance(s, cst.FunctionDef) and s.name.value == "forward" for s in ancestor.body.body)
+        return False
+
+    # ----- calls between functions of this module ------------------------------------
+
+    def _callees(self, call: cst.Call) -> Optional[List[cst.FunctionDef]]:
+        """Same-module functions ``call`` may run (``f(...)`` a module function, ``x.f(...)`` a method)."""
+        name = dotted(call.func)
+        if name is None:
+            return None
+        last = name.rsplit(".", 1)[-1]
+        candidates = self._index.functions_by_name.get(last, [])
+        wanted_method = "." in name
+        chosen = [f for f in candidates if _is_method(self.facts, f) == wanted_method]
+        return chosen or None
+
+    def _returns_of(self, call: cst.Call) -> Optional[List[cst.BaseExpression]]:
+        callees = self._callees(call)
+        if callees is None:
+            return None
+        return [r.value for f in callees for r in self._index.returns.get(f, ()) if r.value is not None]
+
+    def _parameter_kind(self, binding: Binding) -> Kind:
+        function = binding.statement
+        param = binding.anchor
+        if not isinstance(function, cst.FunctionDef) or not isinstance(param, cst.Param):
+            return None
+        positional = list(function.params.posonly_params) + list(function.params.params)
+        skip = 1 if _is_method(self.facts, function) and positional and positional[0].name.value in ("self", "cls") else 0
+        index = next((i - skip for i, p in enumerate(positional) if p is param), None)
+        kinds = []
+        for call in self._index.calls_by_name.get(function.name.value, ()):
+            if function in (self._callees(call) or ()):
+                argument = _argument_for(call, param.name.value, index)
+                if argument is not None:
+                    kinds.append(self.kind(argument))
+        return join(*kinds)
+
+    def _criterion_names(self) -> Dict[str, GraphKind]:
+        """Names bound to a ``torch.nn`` loss module anywhere here: ``self.ce = nn.CrossEntropyLoss()``."""
+        names: Dict[str, GraphKind] = {}
+        for target, value, _ in self._index.assignments:
+            if not isinstance(value, cst.Call):
+                continue
+            qualified = self.facts.qualified_name(value.func) or ""
+            name = dotted(target)
+            if name and qualified.startswith("torch.nn.") and qualified.endswith("Loss"):
+                names[name.rsplit(".", 1)[-1]] = GraphKind.TENSOR if _reduces_nothing(value) else GraphKind.SCALAR
+        return names
+
+
+def _method_kind(base: GraphKind, method: str, call: cst.Call) -> Kind:
+    """The kind of ``value.method(...)`` for a graph-carrying ``value`` of kind ``base``."""
+    if base in (GraphKind.OUTPUT, GraphKind.CONTAINER):
+        if method in ("values", "items"):
+            return GraphKind.CONTAINER
+        if method in ("get", "pop") and call.args:
+            key = _string_value(call.args[0].value)
+            return GraphKind.SCALAR if key is not None and "loss" in key else GraphKind.TENSOR
+        if base is GraphKind.CONTAINER:
+            return None  # list/dict methods: copy, keys, index...
+    if method in REDUCTIONS and not call.args:
+        return GraphKind.SCALAR
+    return base if base is not GraphKind.OUTPUT or method in ("to", "float", "cpu", "cuda") else GraphKind.TENSOR
+
+
+def _names_a_value(parent: Optional[cst.CSTNode], name: cst.Name) -> bool:
+    """``name`` refers to a variable here (not ``x.name``, ``f(name=...)``, ``def f(name)``)."""
+    if isinstance(parent, cst.Attribute):
+        return parent.attr is not name
+    if isinstance(parent, cst.Arg):
+        return parent.keyword is not name
+    return not isinstance(parent, (cst.Param, cst.FunctionDef, cst.ClassDef, cst.ImportAlias))
+
+
+def is_store_target(facts: "ModuleFacts", node: cst.CSTNode) -> bool:
+    """``node`` is written, not read: the target of an assignment, an augmented assignment or a ``for``."""
+    parent = facts.parent(node)
+    return isinstance(parent, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For)) and parent.target is node
+
+
+def _passes_gradient(call: cst.Call, loss: cst.BaseExpression) -> bool:
+    """``out.backward(grad)``: differentiating a non-scalar tensor with an explicit gradient."""
+    receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
+    return receiver is loss and any(a.keyword is None or a.keyword.value == "gradient" for a in call.args)
+
+
+def _summed(kind: Kind) -> Kind:
+    return kind if kind in (GraphKind.SCALAR, None) else GraphKind.TENSOR
+
+
+def _reduces_nothing(call: cst.Call) -> bool:
+    return any(a.keyword is not None and a.keyword.value == "reduction" and _string_value(a.value) == "none" for a in call.args)
+
+
+def _element_values(node: Union[cst.Dict, cst.List, cst.Tuple, cst.Set]) -> Iterable[cst.BaseExpression]:
+    for element in node.elements:
+        if isinstance(element, (cst.DictElement, cst.Element, cst.StarredElement, cst.StarredDictElement)):
+            yield element.value
+
+
+def _comprehension_target(comp_for: Optional[cst.CompFor], name: cst.Name) -> Optional[Binding]:
+    while comp_for is not None:
+        for path, bound in _target_names(comp_for.target, ()):
+            if bound.value == name.value:
+                return Binding(name.value, "iterate", comp_for, comp_for.target, comp_for.iter, path)
+        comp_for = comp_for.inner_for_in
+    return None
+
+
+def _target_names(target: cst.BaseExpression, path: Tuple[int, ...]) -> Iterable[Tuple[Tuple[int, ...], cst.Name]]:
+    if isinstance(target, cst.Name):
+        yield path, target
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for index, element in enumerate(target.elements):
+            if isinstance(element, cst.Element):
+                yield from _target_names(element.value, path + (index,))
+
+
+def _is_method(facts: "ModuleFacts", function: cst.FunctionDef) -> bool:
+    block = facts.parent(function)
+    return block is not None and isinstance(facts.parent(block), cst.ClassDef)
+
+
+def _argument_for(call: cst.Call, name: str, index: Optional[int]) -> Optional[cst.BaseExpression]:
+    positional = 0
+    for argument in call.args:
+        if argument.star:
+            return None
+        if argument.keyword is not None:
+            if argument.keyword.value == name:
+                return argument.value
+            continue
+        if positional == index:
+            return argument.value
+        positional += 1
+    return None
