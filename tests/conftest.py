@@ -8,7 +8,14 @@ imported when some collected test carries the marker.
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+# torch's intra-op threads fight each other on a 2-core CI machine and make the
+# runtime tests 2-4x slower; one thread also keeps the reference losses, which
+# are cached per process, computed under the same setting as the fixtures.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 def _cuda_unavailable_reason() -> str:

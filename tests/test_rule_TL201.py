@@ -319,7 +319,7 @@ def test_imports_follow_the_fix() -> None:
                 return GradScaler()
     """
     text = fixed(source)
-    assert text.startswith("from torch.cuda.amp import GradScaler\nimport torch\n")  # GradScaler is still used
+    assert text.startswith("import torch\nfrom torch.cuda.amp import GradScaler\n")  # GradScaler is still used
     assert "torch.amp.autocast(device_type=torch.device(device).type" in text
 
 

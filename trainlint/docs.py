@@ -20,8 +20,8 @@ the parser stopped. The file is never fixed, and the run goes on with the other 
 
 _FIX_AVAILABILITY = {
     Applicability.NONE: "Fix is not available.",
-    Applicability.SAFE: "Fix is always available (safe, or unsafe where the rewrite cannot be proven).",
-    Applicability.UNSAFE: "Fix is available with `--unsafe-fixes`.",
+    Applicability.SAFE: "Fix is sometimes available (see Fix safety).",
+    Applicability.UNSAFE: "Fix is sometimes available with `--unsafe-fixes` (see Fix safety).",
 }
 
 

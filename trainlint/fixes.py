@@ -8,7 +8,8 @@ the codemod package alone costs more than linting a typical script.
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Sequence, Set
+import sys
+from typing import Dict, Iterable, List, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -109,15 +110,53 @@ def _has_import(module: cst.Module, needed: Import) -> bool:
     return False
 
 
+_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) or frozenset(
+    {"collections", "functools", "inspect", "itertools", "json", "math", "os", "re", "sys", "typing", "warnings"}
+)
+
+
+def _section(module_name: str) -> int:
+    """isort's section order: __future__, the standard library, everything else."""
+    top = module_name.split(".")[0]
+    return 0 if top == "__future__" else 1 if top in _STDLIB else 2
+
+
+def _sort_key(module: cst.Module, statement: cst.CSTNode) -> Tuple[int, int, str]:
+    """isort's default order: by section, ``import x`` before ``from x import y``, then by module."""
+    small = statement.body[0]  # type: ignore[attr-defined]
+    if isinstance(small, cst.ImportFrom):
+        name = "." if small.module is None else module.code_for_node(small.module)
+        return (_section(name), 1, name.lower())
+    name = module.code_for_node(small.names[0].name)
+    return (_section(name), 0, name.lower())
+
+
 def _ensure_import(module: cst.Module, needed: Import) -> cst.Module:
+    """Add an import where isort would put it: in its section, in alphabetical order."""
     if _has_import(module, needed):
         return module
     code = f"import {needed.module}\n" if needed.name is None else f"from {needed.module} import {needed.name}\n"
     statement = cst.parse_statement(code)
     body = list(module.body)
-    index = _header_end(body)
-    if index < len(body) and index > 0 and not _is_import_line(body[index - 1]):
-        statement = statement.with_changes(leading_lines=[cst.EmptyLine()])
+    first = 1 if body and _is_docstring(body[0]) else 0
+    end = _header_end(body)
+    key = _sort_key(module, statement)
+    index = next((i for i in range(first, end) if _sort_key(module, body[i]) > key), end)
+    previous_in_section = index > first and _sort_key(module, body[index - 1])[0] == key[0]
+    if index < end:  # before an import
+        following = body[index]
+        blank_only = all(isinstance(line, cst.EmptyLine) and line.comment is None for line in following.leading_lines)
+        if not previous_in_section and blank_only:  # open the group where the following one opened
+            statement = statement.with_changes(leading_lines=following.leading_lines)
+            following = following.with_changes(leading_lines=[])
+        if _sort_key(module, following)[0] != key[0] and not following.leading_lines:
+            following = following.with_changes(leading_lines=[cst.EmptyLine()])
+        body[index] = following
+    else:  # after the last import, or where imports would start
+        if index > 0 and not previous_in_section:
+            statement = statement.with_changes(leading_lines=[cst.EmptyLine()])
+        if index < len(body) and not body[index].leading_lines:
+            body[index] = body[index].with_changes(leading_lines=[cst.EmptyLine()])
     body.insert(index, statement)
     return module.with_changes(body=body)
 
@@ -133,18 +172,17 @@ def _drop_unused_imports(module: cst.Module, candidates: Iterable[Import]) -> cs
 
 
 def _without_unused(module: cst.Module, statement: cst.CSTNode, wanted, used: Set[str]) -> List[cst.CSTNode]:
+    """``statement`` without the wanted import bindings nobody uses any more.
+
+    ``Import(module, name)`` stands for the binding of ``module.name`` under any
+    spelling: ``from module import name [as x]`` or ``import module.name as x``.
+    """
     if not isinstance(statement, cst.SimpleStatementLine):
         return [statement]
     small_statements = []
     for small in statement.body:
-        if isinstance(small, cst.ImportFrom) and small.module is not None and not isinstance(small.names, cst.ImportStar):
-            source = module.code_for_node(small.module)
-            kept = [
-                alias
-                for alias in small.names
-                if (source, alias.name.value) not in wanted
-                or (alias.asname.name.value if alias.asname else alias.name.value) in used  # type: ignore[union-attr]
-            ]
+        if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+            kept = [alias for alias in small.names if not _unused_binding(module, small, alias, wanted, used)]
             if not kept:
                 continue
             if len(kept) != len(small.names):
@@ -154,6 +192,20 @@ def _without_unused(module: cst.Module, statement: cst.CSTNode, wanted, used: Se
     if not small_statements:
         return []
     return [statement.with_changes(body=small_statements)]
+
+
+def _unused_binding(module: cst.Module, statement, alias: cst.ImportAlias, wanted, used: Set[str]) -> bool:
+    local = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else None
+    if isinstance(statement, cst.ImportFrom):
+        if statement.module is None or not isinstance(alias.name, cst.Name):
+            return False
+        binding = (module.code_for_node(statement.module), alias.name.value)
+        local = local or alias.name.value
+    else:
+        if local is None:  # ``import a.b`` binds ``a``, which other code may use
+            return False
+        binding = tuple(module.code_for_node(alias.name).rpartition(".")[::2])
+    return binding in wanted and local not in used
 
 
 def _defined_names(module: cst.Module) -> Set[str]:

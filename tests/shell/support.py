@@ -21,7 +21,7 @@ DEMO_SITE = Path(__file__).resolve().parent / "demo_site"
 AUTOCAST = "import torch\n\nwith torch.cuda.amp.autocast():\n    pass\n"  # TL701 at 3:6, safe fix
 AUTOCAST_FIXED = 'import torch\n\nwith torch.autocast("cuda"):\n    pass\n'
 PRINT = 'print("hi")\n'  # TL801 at 1:1, unsafe fix
-PRINT_FIXED = 'import logging\nlogging.info("hi")\n'
+PRINT_FIXED = 'import logging\n\nlogging.info("hi")\n'
 EVAL = 'eval("1")\n'  # TL702 at 1:1, no fix
 CLEAN = "x = 1\n"
 

@@ -335,7 +335,7 @@ def test_colours_on_a_real_terminal_unless_no_color(project: Path) -> None:
 def test_rule_shows_its_documentation(key: str) -> None:
     result = invoke("rule", key)
     assert result.exit_code == 0
-    assert result.stdout.startswith("# demo-cuda-autocast (TL701)\n\nFix is always available")
+    assert result.stdout.startswith("# demo-cuda-autocast (TL701)\n\nFix is sometimes available")
     assert "## What it does\nReports `torch.cuda.amp.autocast(...)`" in result.stdout
 
 

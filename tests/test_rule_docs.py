@@ -1,0 +1,30 @@
+"""Every rule documents itself, and docs/rules/ is what the docstrings say."""
+
+from __future__ import annotations
+
+import inspect
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from trainlint.registry import RULES, load_rule
+
+ROOT = Path(__file__).resolve().parent.parent
+SECTIONS = ("## What it does", "## Why is this bad", "## Example", "## Use instead", "## Fix safety")
+
+
+@pytest.mark.parametrize("code", [entry.code for entry in RULES])
+def test_rule_docstring_has_every_section(code: str) -> None:
+    doc = inspect.cleandoc(load_rule(code).__doc__ or "")
+    positions = [doc.find(section) for section in SECTIONS]
+    assert all(p >= 0 for p in positions), f"{code} lacks {[s for s, p in zip(SECTIONS, positions) if p < 0]}"
+    assert positions == sorted(positions), f"{code}: sections out of order"
+
+
+def test_generated_rule_pages_are_up_to_date() -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "generate_rule_docs.py"), "--check"], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stdout + "run: python scripts/generate_rule_docs.py"
