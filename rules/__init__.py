@@ -4,7 +4,8 @@ Like Ruff's ``codes.rs``, this table is the single place where a code is bound
 to a name and an implementation. It also holds each rule's trigger texts: a
 file is parsed only when one of the selected rules' triggers occurs in it, and
 this decision is made from this table alone, without importing LibCST.
-A trigger is a substring, or a tuple of substrings that must all occur.
+A trigger is a substring, or a tuple of parts that must all occur, where a
+part is a substring or a tuple of alternative substrings.
 Triggers must be chosen so that every file a rule could report on matches
 one (a missed trigger is a missed finding); tests/test_triggers.py checks
 this against every fixture.
@@ -20,7 +21,7 @@ class RuleEntry(NamedTuple):
     name: str
     module: str  # module under trainlint.rules that defines the rule class
     cls: str
-    triggers: Tuple[Union[str, Tuple[str, ...]], ...]
+    triggers: Tuple[Union[str, Tuple[Union[str, Tuple[str, ...]], ...]], ...]
 
 
 RULES: Tuple[RuleEntry, ...] = (
@@ -29,5 +30,12 @@ RULES: Tuple[RuleEntry, ...] = (
     RuleEntry("TL201", "cuda-amp-on-other-device", "tl201_cuda_amp_on_other_device", "CudaAmpOnOtherDevice", ("autocast", "GradScaler")),
     RuleEntry("TL301", "unfiltered-batch-kwargs", "tl301_unfiltered_batch_kwargs", "UnfilteredBatchKwargs", ("DataLoader",)),
     RuleEntry("TL401", "undetached-loss-accumulation", "tl401_undetached_loss_accumulation", "UndetachedLossAccumulation", ("backward", "training_step")),
-    RuleEntry("TL402", "unbounded-step-history", "tl402_unbounded_step_history", "UnboundedStepHistory", (".append(",)),
+    RuleEntry(
+        "TL402",
+        "unbounded-step-history",
+        "tl402_unbounded_step_history",
+        "UnboundedStepHistory",
+        # an append, a list, and something that runs per step (a training loop or a step hook)
+        ((".append(", ("[]", "list(", "(list)"), ("backward", "step(", "step_", "_batch", "on_batch")),),
+    ),
 )

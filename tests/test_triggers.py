@@ -39,4 +39,6 @@ def test_a_tuple_trigger_needs_every_part() -> None:
 
     assert _occurs(("append(", "[]"), "x = []\nx.append(1)")
     assert not _occurs(("append(", "[]"), "x.append(1)")
+    assert _occurs(("append(", ("[]", "list(")), "x = list()\nx.append(1)")
+    assert not _occurs(("append(", ("[]", "list(")), "x = ()\nx.append(1)")
     assert _occurs("pin_memory", "DataLoader(pin_memory=True)")

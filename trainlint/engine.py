@@ -59,10 +59,10 @@ def triggered_codes(text: str, codes: FrozenSet[str]) -> List[str]:
 
 
 def _occurs(trigger, text: str) -> bool:
-    """A trigger is a substring, or a tuple of substrings that must all occur."""
+    """A trigger is a substring, or a tuple of parts that must all occur; a part may be a tuple of alternatives."""
     if isinstance(trigger, str):
         return trigger in text
-    return all(part in text for part in trigger)
+    return all(part in text if isinstance(part, str) else any(option in text for option in part) for part in trigger)
 
 
 def lint_source(text: str, path: str, settings: RuleSettings) -> LintResult:
@@ -135,7 +135,7 @@ def _run_rules(module, text: str, path: str, codes: Sequence[str], settings: Rul
         options.update(settings.options.get(code, {}))
         rules.append(cls(RuleContext(facts, options)))
     dispatcher = _Dispatcher(rules, path)
-    dispatcher.run(module)
+    dispatcher.run(facts)
     reports = [(rule, report) for rule in rules if rule not in dispatcher.failed for report in rule.context.reports]
     result = LintResult([], errors=list(dispatcher.failed.values()), module=module)
     if not reports:
@@ -189,10 +189,21 @@ class _Dispatcher:
                 elif attribute.startswith("leave_"):
                     self._leave[attribute[6:]].append((rule, getattr(rule, attribute)))
 
-    def run(self, module) -> None:
+    def run(self, facts) -> None:
+        """Call visit methods in source pre-order and leave methods in post-order.
+
+        The pre-order is the one the shared parent map was built in, so rules
+        that only visit (nearly all) cost a dictionary lookup per node; a full
+        traversal is made only for rules that leave a node other than the module.
+        """
+        if set(self._leave) <= {"Module"}:
+            for node in facts.preorder():
+                self._call(self._visit, node)
+            self._call(self._leave, facts.module)
+            return
         from trainlint.analysis.walk import traverse
 
-        traverse(module, self.enter, self.leave)
+        traverse(facts.module, self.enter, self.leave)
 
     def _call(self, table, node) -> None:
         for rule, method in table.get(type(node).__name__, ()):

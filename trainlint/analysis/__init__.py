@@ -48,12 +48,29 @@ class ModuleFacts:
     def parents(self) -> Dict[cst.CSTNode, cst.CSTNode]:
         """Each node's parent, inserted in source pre-order (analyses rely on that order)."""
         parents: Dict[cst.CSTNode, cst.CSTNode] = {}
+        by_type: Dict[type, List[cst.CSTNode]] = {}
         stack: List[Tuple[cst.CSTNode, cst.CSTNode]] = [(child, self.module) for child in reversed(children(self.module))]
         while stack:
             node, parent = stack.pop()
             parents[node] = parent
+            by_type.setdefault(type(node), []).append(node)
             stack.extend((child, node) for child in reversed(children(node)))
+        self._by_type = by_type
         return parents
+
+    def nodes(self, kind: type) -> List[cst.CSTNode]:
+        """Every node of exactly this type (``cst.For``, ``cst.Call``...), in source order.
+
+        Built in the same pass as :attr:`parents`, so asking for the calls of a
+        module costs a dictionary lookup rather than another traversal.
+        """
+        self.parents  # noqa: B018 - computes the index
+        return self._by_type.get(kind, [])
+
+    def preorder(self) -> Iterator[cst.CSTNode]:
+        """The module and every node below it, in source pre-order."""
+        yield self.module
+        yield from self.parents
 
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         return self.parents.get(node)

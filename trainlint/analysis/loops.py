@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from trainlint.analysis import walk
 from trainlint.analysis.imports import dotted
 
 if TYPE_CHECKING:
@@ -53,21 +52,33 @@ class TrainingLoops:
 
     def __init__(self, facts: "ModuleFacts") -> None:
         self.facts = facts
-        collector = _LoopsAndAssignments()
-        walk.visit(facts.module, collector)
-        self.loader_names = self._names_bound_to_loaders(collector.assignments)
+        self.loader_names = self._names_bound_to_loaders()
+        self._calls_in_body = self._calls_by_loop_body()
         self.loops: List[LoaderLoop] = []
-        for loop in collector.loops:
+        for loop in facts.nodes(cst.For):
             iterable, enumerated = _unwrap_iterable(facts, loop.iter)
             if not self.is_loader(iterable):
                 continue
             batch = loop.target
             if enumerated and isinstance(batch, cst.Tuple) and len(batch.elements) == 2:
                 batch = batch.elements[1].value
-            self.loops.append(LoaderLoop(loop, iterable, batch, _steps_optimizer(loop.body)))
+            self.loops.append(LoaderLoop(loop, iterable, batch, _steps_optimizer(self._calls_in_body[loop])))
         self._by_node: Dict[cst.For, LoaderLoop] = {loop.node: loop for loop in self.loops}
 
-    def _names_bound_to_loaders(self, assignments) -> FrozenSet[str]:
+    def _calls_by_loop_body(self) -> Dict[cst.For, List[cst.Call]]:
+        """The calls inside each ``for`` loop's body (nested loops included), from the shared index."""
+        loop_of_body = {loop.body: loop for loop in self.facts.nodes(cst.For)}
+        calls: Dict[cst.For, List[cst.Call]] = {loop: [] for loop in loop_of_body.values()}
+        for call in self.facts.nodes(cst.Call):
+            for ancestor in self.facts.ancestors(call):
+                loop = loop_of_body.get(ancestor)
+                if loop is not None:
+                    calls[loop].append(call)
+        return calls
+
+    def _names_bound_to_loaders(self) -> FrozenSet[str]:
+        assignments = [(t.target, a.value) for a in self.facts.nodes(cst.Assign) for t in a.targets]
+        assignments += [(a.target, a.value) for a in self.facts.nodes(cst.AnnAssign) if a.value is not None]
         names: Set[str] = set()
         for target, value in assignments:
             if isinstance(value, cst.Call):
@@ -107,19 +118,15 @@ class TrainingLoops:
         for loop in self.loops:
             if not loop.is_training:
                 continue
-            calls = _CallCollector()
-            walk.visit(loop.node.body, calls)
-            for call in calls.calls:
+            for call in self._calls_in_body[loop.node]:
                 name = dotted(call.func)
                 if name:
                     names.add(name.rsplit(".", 1)[-1])
         return frozenset(names)
 
 
-def _steps_optimizer(body: cst.BaseSuite) -> bool:
-    calls = _CallCollector()
-    walk.visit(body, calls)
-    for call in calls.calls:
+def _steps_optimizer(calls: List[cst.Call]) -> bool:
+    for call in calls:
         if isinstance(call.func, cst.Attribute):
             method = call.func.attr.value
             owner = dotted(call.func.value) or ""
@@ -128,32 +135,3 @@ def _steps_optimizer(body: cst.BaseSuite) -> bool:
             if method == "step" and OPTIMIZER_NAME.search(owner.rsplit(".", 1)[-1]):
                 return True
     return False
-
-
-class _CallCollector(cst.CSTVisitor):
-    def __init__(self) -> None:
-        super().__init__()
-        self.calls: List[cst.Call] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.calls.append(node)
-
-
-class _LoopsAndAssignments(cst.CSTVisitor):
-    """One walk collecting every ``for`` loop and every assignment."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.loops: List[cst.For] = []
-        self.assignments: List[Tuple[cst.BaseExpression, cst.BaseExpression]] = []
-
-    def visit_For(self, node: cst.For) -> None:
-        self.loops.append(node)
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            self.assignments.append((target.target, node.value))
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if node.value is not None:
-            self.assignments.append((node.target, node.value))
