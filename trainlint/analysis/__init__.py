@@ -7,6 +7,7 @@ import table or the parent of a node pay for it once per file.
 from __future__ import annotations
 
 import functools
+import heapq
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, TypeVar
 
 import libcst as cst
@@ -23,6 +24,7 @@ class ModuleFacts:
         self.module = module
         self.text = text
         self._facts: Dict[Callable[["ModuleFacts"], Any], Any] = {}
+        self._nodes: Dict[Tuple[type, ...], List[cst.CSTNode]] = {}
 
     def fact(self, kind: Callable[["ModuleFacts"], T]) -> T:
         """The fact ``kind`` (a class taking these facts) for this module, computed once.
@@ -39,7 +41,7 @@ class ModuleFacts:
 
     @functools.cached_property
     def imports(self) -> ImportTable:
-        return ImportTable(self.module)
+        return ImportTable(self.nodes(cst.Import, cst.ImportFrom))
 
     def qualified_name(self, node: cst.BaseExpression) -> Optional[str]:
         return self.imports.qualified_name(node)
@@ -48,24 +50,28 @@ class ModuleFacts:
     def parents(self) -> Dict[cst.CSTNode, cst.CSTNode]:
         """Each node's parent, inserted in source pre-order (analyses rely on that order)."""
         parents: Dict[cst.CSTNode, cst.CSTNode] = {}
-        by_type: Dict[type, List[cst.CSTNode]] = {}
+        by_type: Dict[type, List[Tuple[int, cst.CSTNode]]] = {}
         stack: List[Tuple[cst.CSTNode, cst.CSTNode]] = [(child, self.module) for child in reversed(children(self.module))]
         while stack:
             node, parent = stack.pop()
+            by_type.setdefault(type(node), []).append((len(parents), node))
             parents[node] = parent
-            by_type.setdefault(type(node), []).append(node)
             stack.extend((child, node) for child in reversed(children(node)))
         self._by_type = by_type
         return parents
 
-    def nodes(self, kind: type) -> List[cst.CSTNode]:
-        """Every node of exactly this type (``cst.For``, ``cst.Call``...), in source order.
+    def nodes(self, *kinds: type) -> List[cst.CSTNode]:
+        """Every node of exactly these types (``cst.For``, ``cst.Call``...), in source order.
 
         Built in the same pass as :attr:`parents`, so asking for the calls of a
         module costs a dictionary lookup rather than another traversal.
         """
-        self.parents  # noqa: B018 - computes the index
-        return self._by_type.get(kind, [])
+        found = self._nodes.get(kinds)
+        if found is None:
+            self.parents  # noqa: B018 - builds the index
+            numbered = heapq.merge(*(self._by_type.get(kind, ()) for kind in kinds))
+            found = self._nodes[kinds] = [node for _, node in numbered]
+        return found
 
     def preorder(self) -> Iterator[cst.CSTNode]:
         """The module and every node below it, in source pre-order."""

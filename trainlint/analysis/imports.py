@@ -6,11 +6,10 @@ an ``if TYPE_CHECKING`` still tells what a name means in this module.
 
 from __future__ import annotations
 
-from typing import Dict, Optional
+from typing import Dict, Iterable, Optional, Union
 
 import libcst as cst
 
-from trainlint.analysis import walk
 
 
 def dotted(node: cst.BaseExpression) -> Optional[str]:
@@ -60,9 +59,14 @@ class _ImportCollector(cst.CSTVisitor):
 class ImportTable:
     """Resolve expressions such as ``amp.autocast`` to ``torch.cuda.amp.autocast``."""
 
-    def __init__(self, module: cst.Module) -> None:
+    def __init__(self, statements: Iterable[Union[cst.Import, cst.ImportFrom]]) -> None:
+        """From every import statement of the module, in source order (later bindings win)."""
         collector = _ImportCollector()
-        walk.visit(module, collector)
+        for statement in statements:
+            if isinstance(statement, cst.Import):
+                collector.visit_Import(statement)
+            else:
+                collector.visit_ImportFrom(statement)
         self.bindings = collector.bindings
 
     def qualified_name(self, node: cst.BaseExpression) -> Optional[str]:

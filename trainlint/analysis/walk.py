@@ -59,13 +59,26 @@ def children(node: cst.CSTNode) -> List[cst.CSTNode]:
 
 def _children(node: cst.CSTNode) -> List[cst.CSTNode]:
     result: List[cst.CSTNode] = []
-    for name in _source_order(type(node)):
+    cls = type(node)
+    for name in _FIELD_ORDER.get(cls) or _source_order(cls):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
+        kind = type(value)
+        if kind is list or kind is tuple:
+            result.extend(item for item in value if _is_node_type(type(item)))
+        elif _is_node_type(kind):
             result.append(value)
-        elif isinstance(value, (list, tuple)):
-            result.extend(item for item in value if isinstance(item, cst.CSTNode))
     return result
+
+
+_NODE_TYPES: Dict[type, bool] = {}
+
+
+def _is_node_type(kind: type) -> bool:
+    """``issubclass(kind, CSTNode)``, memoised: CSTNode is an ABC and its checks are slow."""
+    found = _NODE_TYPES.get(kind)
+    if found is None:
+        found = _NODE_TYPES[kind] = issubclass(kind, cst.CSTNode)
+    return found
 
 
 def walk(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
