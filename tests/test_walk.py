@@ -1,4 +1,4 @@
-"""The fast traversal visits exactly the nodes LibCST's own traversal visits, in the same order."""
+"""The fast traversal visits exactly the semantic nodes LibCST's own traversal visits, in the same order."""
 
 from __future__ import annotations
 
@@ -67,7 +67,8 @@ def _libcst_order(module: cst.Module) -> List[cst.CSTNode]:
 
     class Recorder(cst.CSTVisitor):
         def on_visit(self, node: cst.CSTNode) -> bool:
-            order.append(node)
+            if not isinstance(node, walk.TRIVIA):
+                order.append(node)
             return True
 
     module.visit(Recorder())
