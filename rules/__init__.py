@@ -25,10 +25,10 @@ class RuleEntry(NamedTuple):
 
 
 RULES: Tuple[RuleEntry, ...] = (
-    RuleEntry("TL101", "pin-memory-device-tensors", "tl101_pin_memory_device_tensors", "PinMemoryDeviceTensors", ("pin_memory",)),
-    RuleEntry("TL102", "device-dataset-in-workers", "tl102_device_dataset_in_workers", "DeviceDatasetInWorkers", ("num_workers",)),
+    RuleEntry("TL101", "pin-memory-device-tensors", "tl101_pin_memory_device_tensors", "PinMemoryDeviceTensors", (("pin_memory", "DataLoader"),)),
+    RuleEntry("TL102", "device-dataset-in-workers", "tl102_device_dataset_in_workers", "DeviceDatasetInWorkers", (("num_workers", "DataLoader"),)),
     RuleEntry("TL201", "cuda-amp-on-other-device", "tl201_cuda_amp_on_other_device", "CudaAmpOnOtherDevice", ("autocast", "GradScaler")),
-    RuleEntry("TL301", "unfiltered-batch-kwargs", "tl301_unfiltered_batch_kwargs", "UnfilteredBatchKwargs", ("DataLoader",)),
+    RuleEntry("TL301", "unfiltered-batch-kwargs", "tl301_unfiltered_batch_kwargs", "UnfilteredBatchKwargs", (("DataLoader", "**"),)),
     RuleEntry("TL401", "undetached-loss-accumulation", "tl401_undetached_loss_accumulation", "UndetachedLossAccumulation", ("backward", "training_step")),
     RuleEntry(
         "TL402",
