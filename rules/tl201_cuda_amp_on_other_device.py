@@ -439,7 +439,7 @@ def _calls_in(tree: cst.CSTNode) -> Iterator[cst.Call]:
         node = stack.pop()
         if isinstance(node, cst.Call):
             yield node
-        stack.extend(node.children)
+        stack.extend(walk.children(node))
 
 
 def _sniff_branches(node: cst.IfExp) -> Optional[bool]:

@@ -33,7 +33,7 @@ def digest(data: bytes) -> str:
 
 
 def settings_key(settings: RuleSettings) -> str:
-    state = json.dumps([sorted(settings.codes), settings.options], sort_keys=True, default=str)
+    state = json.dumps([sorted(settings.codes), settings.options, settings.describe_fixes], sort_keys=True, default=str)
     return hashlib.blake2b(state.encode(), digest_size=8).hexdigest()
 
 

@@ -29,6 +29,9 @@ class RuleSettings:
 
     codes: FrozenSet[str]
     options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # by rule code
+    # Render each fix as text edits (for JSON output and the full format)? Generating
+    # the fixed code once per finding costs more than linting a typical script.
+    describe_fixes: bool = True
 
 
 @dataclass
@@ -73,7 +76,7 @@ def lint_source(text: str, path: str, settings: RuleSettings) -> LintResult:
     # nothing, words errors better ("'(' was never closed"), and refuses the deeply
     # nested code on which LibCST's native parser overflows its stack and kills the
     # whole process (LibCST 1.9: ~1500 nested brackets, or a sum of ~10000 terms).
-    python_error, beyond_limits = _python_verdict(text, path)
+    python_error, beyond_limits = python_verdict(text, path)
     if beyond_limits or (python_error is None and not codes):
         return LintResult([python_error] if python_error else [])
     import libcst as cst
@@ -96,7 +99,7 @@ def lint_source(text: str, path: str, settings: RuleSettings) -> LintResult:
         return LintResult([], errors=[f"{path}: the code is nested too deeply to analyse; it was not checked"])
 
 
-def _python_verdict(text: str, path: str) -> Tuple[Optional[Diagnostic], bool]:
+def python_verdict(text: str, path: str) -> Tuple[Optional[Diagnostic], bool]:
     """CPython's syntax error (its messages beat LibCST's), and whether the code is beyond a parser's limits."""
     try:
         compile(text, path, "exec", flags=_ONLY_AST, dont_inherit=True)
@@ -154,7 +157,11 @@ def _run_rules(module, text: str, path: str, codes: Sequence[str], settings: Rul
         span: Tuple = ()
         if report.fix is not None:
             span = tuple(_span(positions, node) for node in report.fix.replacements)
-            summary = _summarise_fix(module, text, report.fix)
+            summary = (
+                _summarise_fix(module, text, report.fix)
+                if settings.describe_fixes
+                else FixSummary(report.fix.applicability, report.fix.message, ())
+            )
         result.diagnostics.append(Diagnostic(path, rule.code, rule.name, report.message, start, end, summary))
         result.fixes.append(report.fix)
         result.spans.append(span)

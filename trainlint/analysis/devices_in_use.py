@@ -112,7 +112,7 @@ def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         current = stack.pop()
         yield current
         if current is node or not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            stack.extend(reversed(current.children))
+            stack.extend(reversed(walk.children(current)))
 
 
 def _assignment_pairs(statement: cst.CSTNode) -> Iterator[Tuple[str, Optional[cst.BaseExpression]]]:
