@@ -73,7 +73,7 @@ def benchmark(corpus: Path, peers: Path, rounds: int, skip: Sequence[str]) -> Di
         name: (statistics.median(s for s, _ in runs), max(m for _, m in runs)) for name, runs in samples.items()
     }
     base = results["trainlint cold"][0]
-    print(f"| tool | median wall (s) | peak RSS (MiB) | time / trainlint cold |")
+    print("| tool | median wall (s) | peak RSS (MiB) | time / trainlint cold |")
     print("|---|---|---|---|")
     for name, (seconds, memory) in results.items():
         print(f"| {name} | {seconds:.2f} | {memory} | {seconds / base:.2f}x |")

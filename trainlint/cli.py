@@ -1,7 +1,10 @@
 """The command line: ``trainlint check|fix|rule|rules``.
 
 Exit codes follow Ruff: 0 clean (or everything fixed), 1 findings (or, for a
-dry-run fix, changes), 2 usage, configuration or internal error.
+dry-run fix, changes), 2 usage, configuration or internal error. A run stopped
+by SIGINT or SIGTERM exits 128 + the signal number (130, 143), as a shell
+reports a process killed by it; every file is then either as it was or
+completely fixed.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import os
 import sys
 import traceback
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -170,18 +173,32 @@ def _run(
         respect_gitignore=respect_gitignore,
     )
     report = _ReportOptions(output_format, output_file, exit_zero, statistics, quiet, exit_non_zero_on_fix)
+    from trainlint.runner import sigterm_interrupts
+
     try:
-        resolver = SettingsResolver(overrides, Path.cwd(), config_file)
-        use_stdin = list(paths) == ["-"] or (not paths and stdin_filename is not None)
-        if use_stdin:
-            return _run_stdin(mode, resolver, stdin_filename, report)
-        totals, unsafe = _run_files(mode, paths or ["."], resolver, force_exclude, jobs, no_cache, cache_dir, quiet)
+        with sigterm_interrupts():
+            resolver = SettingsResolver(overrides, Path.cwd(), config_file)
+            use_stdin = list(paths) == ["-"] or (not paths and stdin_filename is not None)
+            if use_stdin:
+                return _run_stdin(mode, resolver, stdin_filename, report)
+            totals, unsafe = _run_files(mode, paths or ["."], resolver, force_exclude, jobs, no_cache, cache_dir, report)
     except ConfigError as error:
         raise UserError(str(error)) from None
+    except KeyboardInterrupt as interrupt:
+        return _interrupted(mode, interrupt)
     return _report(mode, totals, unsafe, report)
 
 
-def _run_files(mode, paths, resolver, force_exclude, jobs, no_cache, cache_dir, quiet):
+def _interrupted(mode: str, interrupt: KeyboardInterrupt) -> int:
+    """Nothing is reported for a run cut short; say what state the files are in."""
+    import signal
+
+    state = ": every file is either as it was or completely fixed" if mode == "write" else ""
+    click.echo(f"trainlint: interrupted{state}", err=True)
+    return 128 + getattr(interrupt, "signum", signal.SIGINT)
+
+
+def _run_files(mode, paths, resolver, force_exclude, jobs, no_cache, cache_dir, report: _ReportOptions):
     from trainlint.cache import CACHE_DIRNAME, ResultCache
     from trainlint.discovery import discover
     from trainlint.runner import FileTask, collect, default_jobs, run_tasks
@@ -190,16 +207,20 @@ def _run_files(mode, paths, resolver, force_exclude, jobs, no_cache, cache_dir, 
     totals = _Totals([], Counter(), [], [], [])
     totals.errors.extend(found.warnings)
     unsafe = resolver.defaults().unsafe_fixes
+    roots = tuple(sorted({os.path.realpath(path) for path in paths}))  # fixes are written only inside these
     tasks = []
     for path in found.files:
         settings = resolver.for_path(path)
         unsafe = settings.unsafe_fixes
-        tasks.append(FileTask(_display_path(path), settings.rule_settings_for(path), mode, settings.unsafe_fixes))
+        rule_settings = replace(settings.rule_settings_for(path), describe_fixes=_describes_fixes(mode, report.output_format))
+        tasks.append(FileTask(_display_path(path), rule_settings, mode, settings.unsafe_fixes, roots))
     if not tasks and not found.warnings:
         click.echo("warning: No Python files found under the given path(s)", err=True)
     cache = None if no_cache else ResultCache(cache_dir or resolver.defaults().root / CACHE_DIRNAME)
-    with _progress(len(tasks), quiet) as advance:
-        outcomes = collect(run_tasks(tasks, jobs or default_jobs(), cache, advance))
+    with _progress(len(tasks), report.quiet) as advance:
+        # closing(): an interrupted run stops its worker pool before it exits
+        with contextlib.closing(run_tasks(tasks, jobs or default_jobs(), cache, advance)) as running:
+            outcomes = collect(running)
     for outcome in outcomes:
         totals.diagnostics.extend(outcome.diagnostics)
         totals.applied.update(outcome.applied)
@@ -237,7 +258,8 @@ def _run_stdin(mode: str, resolver, stdin_filename: Optional[str], report: _Repo
 
     display = stdin_filename or "-"
     settings = resolver.for_path(Path(display))  # "-" takes the configuration of the working directory
-    task = FileTask(display, settings.rule_settings_for(Path(display)), mode, settings.unsafe_fixes)
+    rule_settings = replace(settings.rule_settings_for(Path(display)), describe_fixes=_describes_fixes(mode, report.output_format))
+    task = FileTask(display, rule_settings, mode, settings.unsafe_fixes)
     data = sys.stdin.buffer.read()
     outcome, new_data = process_source(display, data, task)
     totals = _Totals(outcome.diagnostics, outcome.applied, [outcome.diff] if outcome.diff else [], outcome.errors, [])
@@ -246,6 +268,11 @@ def _run_stdin(mode: str, resolver, stdin_filename: Optional[str], report: _Repo
         sys.stdout.buffer.write(new_data if new_data is not None else data)
         sys.stdout.flush()
     return _report(mode, totals, settings.unsafe_fixes, report, sources, stream_err=mode == "write")
+
+
+def _describes_fixes(mode: str, output_format: str) -> bool:
+    """Fixes are rendered as text edits only for the reports that show them."""
+    return mode == "check" and output_format in ("json", "full")
 
 
 def _use_color(stream) -> bool:

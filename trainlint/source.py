@@ -66,16 +66,20 @@ def write_atomically(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` so that readers see the old or the new file, never a mix.
 
     The temporary file lives in the same directory (a rename across file
-    systems is not atomic) and takes over the original's permission bits.
+    systems is not atomic) and takes over the original's permission bits and,
+    where this process may set them (root fixing a user's checkout), its owner
+    and group. ``path`` must not be a symlink: the rename would replace the
+    link itself (the runner resolves links first).
     """
-    mode = stat.S_IMODE(os.stat(path).st_mode)
+    info = os.stat(path)
     fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".trainlint-tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(temp_name, mode)
+        _keep_owner(temp_name, info)
+        os.chmod(temp_name, stat.S_IMODE(info.st_mode))  # after chown, which may clear set-id bits
         os.replace(temp_name, path)
     except BaseException:
         try:
@@ -83,3 +87,13 @@ def write_atomically(path: Path, data: bytes) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def _keep_owner(temp_name: str, info: os.stat_result) -> None:
+    created = os.stat(temp_name)
+    if (created.st_uid, created.st_gid) == (info.st_uid, info.st_gid):
+        return
+    try:
+        os.chown(temp_name, info.st_uid, info.st_gid)
+    except PermissionError:
+        pass  # only root may give a file away; the file then belongs to whoever fixed it
