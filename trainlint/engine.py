@@ -113,6 +113,21 @@ def python_verdict(text: str, path: str) -> Tuple[Optional[Diagnostic], bool]:
     return None, False
 
 
+def reraise_interruption(error: Exception) -> None:
+    """Re-raise the Ctrl-C or SIGTERM that ``error`` masks, if any.
+
+    A library's ``finally`` block that fails while an interrupt unwinds through it
+    turns the interrupt into an ordinary exception, with the interrupt as its
+    ``__context__``: LibCST's position recorder raises KeyError that way. Caught as
+    a crash of one file or one rule, the interrupt would be lost and the run go on.
+    """
+    cause = error.__context__
+    while cause is not None:
+        if isinstance(cause, KeyboardInterrupt):
+            raise cause
+        cause = cause.__context__
+
+
 def _parser_failure(path: str, error: BaseException) -> str:
     """LibCST crashed on the file (e.g. ``() if 0 else(lambda:())`` raises TypeError in LibCST 1.9)."""
     from importlib.metadata import version
@@ -219,6 +234,7 @@ class _Dispatcher:
             try:
                 method(node)
             except Exception as error:  # noqa: BLE001 - isolate a broken rule
+                reraise_interruption(error)
                 frame = traceback.extract_tb(error.__traceback__)[-1]
                 self.failed[rule] = (
                     f"{rule.code} ({rule.name}) crashed on {self.path}: {type(error).__name__}: {error} "

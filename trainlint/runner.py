@@ -30,7 +30,7 @@ from typing import Callable, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from trainlint.cache import ResultCache, digest
 from trainlint.diagnostics import Diagnostic, syntax_error
-from trainlint.engine import RuleSettings, fix_source, lint_source, python_verdict, unified_diff
+from trainlint.engine import RuleSettings, fix_source, lint_source, python_verdict, reraise_interruption, unified_diff
 from trainlint.source import DecodeError, SourceText, decode, write_atomically
 
 # Below this many files a pool costs more than it saves.
@@ -150,6 +150,7 @@ def process_file(task: FileTask) -> FileOutcome:
             _write_if_unchanged(task, data, new_data, outcome)
         return outcome
     except Exception as error:  # noqa: BLE001 - one file's crash must not end the run
+        reraise_interruption(error)
         return FileOutcome(
             task.path, errors=[f"{task.path}: internal error: {type(error).__name__}: {error}; this is a trainlint bug"]
         )

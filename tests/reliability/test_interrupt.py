@@ -7,8 +7,13 @@ import signal
 import time
 from pathlib import Path
 
+import libcst as cst
 import pytest
 
+from trainlint import runner
+from trainlint.analysis import ModuleFacts
+from trainlint.engine import RuleSettings, _Dispatcher
+from trainlint.runner import FileTask, Interrupted
 from tests.reliability.processes import finish, fixable_tree, leftovers, start, states
 
 FILES = 300
@@ -42,3 +47,31 @@ def test_a_killed_fix_leaves_each_file_old_or_new(project: Path, signum: int, wh
     assert leftovers(project) == []
     with pytest.raises(ProcessLookupError):
         os.killpg(process.pid, 0)  # no worker outlived the run
+
+
+def _interrupt_masked_by_a_failing_finally(*args: object) -> None:
+    """What LibCST's position recorder does when a signal lands inside it: its ``finally``
+    raises KeyError, which replaces the interrupt (kept only as ``__context__``)."""
+    try:
+        raise Interrupted(signal.SIGTERM)
+    finally:
+        raise KeyError("IndentedBlock(...)")
+
+
+def test_an_interrupt_masked_by_a_librarys_finally_still_stops_the_run(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    path = tmp_path / "train.py"
+    path.write_text("import torch\n")
+    monkeypatch.setattr(runner, "process_source", _interrupt_masked_by_a_failing_finally)
+    with pytest.raises(Interrupted) as raised:
+        runner.process_file(FileTask(str(path), RuleSettings(frozenset({"TL201"}))))
+    assert raised.value.signum == signal.SIGTERM
+
+
+def test_an_interrupt_masked_inside_a_rule_is_not_taken_for_a_rule_crash() -> None:
+    class MaskingRule:
+        code, name = "TL799", "masking"
+        visit_Name = staticmethod(_interrupt_masked_by_a_failing_finally)
+
+    facts = ModuleFacts(cst.parse_module("x = 1\n"), "x = 1\n")
+    with pytest.raises(Interrupted):
+        _Dispatcher([MaskingRule()], "train.py").run(facts)
