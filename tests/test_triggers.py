@@ -13,7 +13,8 @@ import pytest
 import libcst as cst
 
 from tests.fixture_cases import bad_cases, case_id, code_of, ok_cases
-from trainlint.engine import RuleSettings, _run_rules, lint_source, triggered_codes
+from trainlint.engine import RuleSettings, _run_rules, lint_source
+from trainlint.prefilter import code_text, occurs, triggered_codes
 from trainlint.registry import ALL_CODES
 
 
@@ -35,10 +36,41 @@ def test_every_reported_rule_is_triggered(path: Path) -> None:
 
 
 def test_a_tuple_trigger_needs_every_part() -> None:
-    from trainlint.engine import _occurs
+    assert occurs(("append(", "[]"), "x = []\nx.append(1)")
+    assert not occurs(("append(", "[]"), "x.append(1)")
+    assert occurs(("append(", ("[]", "list(")), "x = list()\nx.append(1)")
+    assert not occurs(("append(", ("[]", "list(")), "x = ()\nx.append(1)")
+    assert occurs("pin_memory", "DataLoader(pin_memory=True)")
 
-    assert _occurs(("append(", "[]"), "x = []\nx.append(1)")
-    assert not _occurs(("append(", "[]"), "x.append(1)")
-    assert _occurs(("append(", ("[]", "list(")), "x = list()\nx.append(1)")
-    assert not _occurs(("append(", ("[]", "list(")), "x = ()\nx.append(1)")
-    assert _occurs("pin_memory", "DataLoader(pin_memory=True)")
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "# call loss.backward() once per step\n",
+        'def step(self):\n    """Call loss.backward() before this."""\n',
+        "class A:\n    '''\n    >>> loss.backward()\n    '''\n",
+        'log(\n    """kept for backward compatibility"""\n)\n',
+        "x = 1  # DataLoader(ds, pin_memory=True)\n",
+    ],
+)
+def test_triggers_in_comments_and_docstrings_are_prose(source: str) -> None:
+    assert triggered_codes(source, ALL_CODES) == []
+
+
+@pytest.mark.parametrize(
+    "source, code",
+    [
+        ('kwargs = {"pin_memory": True}\nloader = DataLoader(ds, **kwargs)\n', "TL101"),  # strings are code
+        ('tag = "#"; loss.backward()\n', "TL401"),  # a # in a string opens no comment
+        ("note = 'it''s'  # \"\nloss.backward()\n", "TL401"),  # a quote in a comment opens no string
+        ('doc = """about backward"""\n', "TL401"),  # a triple-quoted string inside a statement is kept
+        ('s = "a \\" # b"; loss.backward()\n', "TL401"),  # an escaped quote does not end the string
+    ],
+)
+def test_code_and_strings_around_prose_still_trigger(source: str, code: str) -> None:
+    assert code in triggered_codes(source, ALL_CODES)
+
+
+def test_code_text_drops_only_prose() -> None:
+    source = 'def f():\n    """Doc."""\n    return "#x"  # note\n'
+    assert code_text(source) == 'def f():\n\n    return "#x"  \n'

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 from pathlib import Path
 
@@ -51,12 +52,12 @@ def report(*args: str) -> str:
 def test_same_findings_with_and_without_cache_and_pool(many_files: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pools = []
 
-    class CountedPool(runner.ProcessPoolExecutor):
+    class CountedPool(concurrent.futures.ProcessPoolExecutor):
         def __init__(self, *args, **kwargs):
             pools.append(kwargs.get("max_workers"))
             super().__init__(*args, **kwargs)
 
-    monkeypatch.setattr(runner, "ProcessPoolExecutor", CountedPool)
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", CountedPool)
     baseline = report("--no-cache", "-j", "1")
     assert len(json.loads(baseline)) == 4 * 5 + 1
     assert not (many_files / cache.CACHE_DIRNAME).exists()  # --no-cache writes nothing

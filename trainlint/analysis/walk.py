@@ -4,8 +4,7 @@
 shared with its transformers), which makes a read-only walk cost about two
 thirds of the parse itself. Reading the child fields directly is about five
 times faster. Children come in source order: the order in which LibCST's own
-``_visit_and_replace_children`` visits the fields (its ``visit_*(self, "field", ...)``
-calls), derived once per class.
+``_visit_and_replace_children`` visits the fields, derived once per class.
 
 Trivia are left out: whitespace, newlines, comments, commas, dots, colons,
 ``=`` signs and brackets make up about two thirds of a tree's nodes, and no
@@ -15,30 +14,31 @@ rule or analysis looks at them (fixes may still create them).
 from __future__ import annotations
 
 import dataclasses
-import inspect
-import re
 from typing import Callable, Dict, Iterator, List, Optional, Tuple, Type
 
 import libcst as cst
 
 _FIELD_ORDER: Dict[type, Tuple[str, ...]] = {}
-_VISITED_FIELD = re.compile(r"visit_\w+\(\s*self,\s*\"(\w+)\"")
 
 
 def _source_order(cls: Type[cst.CSTNode]) -> Tuple[str, ...]:
+    """The fields in the order ``_visit_and_replace_children`` visits them.
+
+    That method names each field once as a string constant (``visit_required(self,
+    "value", ...)``), and a code object keeps its constants in order of first use,
+    so the order is read off ``co_consts``: no source file needed, and 50 times
+    cheaper than parsing the method's source. Fields it does not name follow in
+    dataclass order.
+    """
     order = _FIELD_ORDER.get(cls)
     if order is None:
         names = [field.name for field in dataclasses.fields(cls)]
-        try:
-            source = inspect.getsource(cls._visit_and_replace_children)
-            seen: List[str] = []
-            for name in _VISITED_FIELD.findall(source):
-                if name in names and name not in seen:
-                    seen.append(name)
-            order = tuple(seen + [name for name in names if name not in seen])
-        except (OSError, TypeError):  # no source available: dataclass order is close enough
-            order = tuple(names)
-        _FIELD_ORDER[cls] = order
+        visited = [
+            constant
+            for constant in dict.fromkeys(cls._visit_and_replace_children.__code__.co_consts)
+            if isinstance(constant, str) and constant in names
+        ]
+        order = _FIELD_ORDER[cls] = tuple(visited + [name for name in names if name not in visited])
     return order
 
 

@@ -1,0 +1,62 @@
+"""Which selected rules are worth running on a file, decided from its text alone.
+
+Parsing with LibCST is the largest cost of a run, so a file is parsed only if
+the trigger text of some selected rule (declared in ``rules/__init__.py``)
+occurs in its code. Its code, not its prose: in a model repository most
+mentions of ``backward`` or ``step`` are in docstrings and comments ("kept
+for backward compatibility", doctests of an optimizer). Looking past them
+takes the files of pytorch-image-models that need parsing from 56 of 315 to
+20, with the same findings.
+
+Prose is recognised by one regular expression that scans strings and
+comments left to right, as the tokenizer does, so a ``#`` inside a string is
+not a comment and quotes inside a comment do not open a string. A triple-quoted
+string that begins its line is taken for prose (a docstring, or a text block
+passed as an argument); every other string is kept, because rules read some
+strings as code (``{"pin_memory": True}`` given to a DataLoader as ``**kwargs``).
+The scan is only a prefilter: where it misreads (nested same-type quotes in a
+Python 3.12 f-string), a file is parsed or skipped on slightly wrong text,
+and findings never depend on it beyond that.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import FrozenSet, List
+
+from trainlint.registry import ENTRIES_BY_CODE
+
+# Each string body is written as an unrolled loop ("normal* (special normal*)*"),
+# which the regex engine runs several times faster than an alternation per character.
+_TRIPLE_DOUBLE = r'"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'
+_TRIPLE_SINGLE = r"'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''"
+_DOUBLE = r'"[^"\\\r\n]*(?:\\.[^"\\\r\n]*)*"'
+_SINGLE = r"'[^'\\\r\n]*(?:\\.[^'\\\r\n]*)*'"
+_PROSE_OR_STRING = re.compile(
+    rf"^[ \t]*[A-Za-z]{{0,2}}(?:{_TRIPLE_DOUBLE}|{_TRIPLE_SINGLE})"  # prose: a triple-quoted string opening its line
+    rf"|(?P<string>{_TRIPLE_DOUBLE}|{_TRIPLE_SINGLE}|{_DOUBLE}|{_SINGLE})"  # kept
+    r"|#[^\r\n]*",  # prose: a comment
+    re.MULTILINE | re.DOTALL,
+)
+
+
+def code_text(text: str) -> str:
+    """``text`` without its comments and docstring-like strings."""
+    return _PROSE_OR_STRING.sub(r"\g<string>", text)
+
+
+def triggered_codes(text: str, codes: FrozenSet[str]) -> List[str]:
+    """The selected rules whose trigger text occurs in the code: the only ones worth running."""
+    found = _triggered(text, codes)
+    return _triggered(code_text(text), frozenset(found)) if found else found
+
+
+def _triggered(text: str, codes: FrozenSet[str]) -> List[str]:
+    return sorted(code for code in codes if any(occurs(trigger, text) for trigger in ENTRIES_BY_CODE[code].triggers))
+
+
+def occurs(trigger, text: str) -> bool:
+    """A trigger is a substring, or a tuple of parts that must all occur; a part may be a tuple of alternatives."""
+    if isinstance(trigger, str):
+        return trigger in text
+    return all(part in text if isinstance(part, str) else any(option in text for option in part) for part in trigger)
