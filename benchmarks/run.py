@@ -47,8 +47,13 @@ def timed(command: Sequence[str], cwd: Path) -> Tuple[float, int]:
     return elapsed, usage.ru_maxrss // 1024
 
 
+def trainlint_command() -> str:
+    """The console script of the interpreter running this script (its venv need not be activated)."""
+    return shutil.which("trainlint", path=str(Path(sys.executable).parent)) or shutil.which("trainlint") or "trainlint"
+
+
 def tools(peers: Path, corpus: Path, cache_dir: Path) -> Dict[str, List[str]]:
-    trainlint = shutil.which("trainlint") or "trainlint"
+    trainlint = trainlint_command()
     return {
         "trainlint cold": [trainlint, "check", "--no-cache", "--exit-zero", "-q", str(corpus)],
         "trainlint cold -j1": [trainlint, "check", "--no-cache", "--exit-zero", "-q", "-j", "1", str(corpus)],
@@ -93,7 +98,7 @@ def byte_compile_trainlint() -> None:
 
 
 def single_file(script: Path, rounds: int) -> None:
-    trainlint = shutil.which("trainlint") or "trainlint"
+    trainlint = trainlint_command()
     quiet_file = Path(tempfile.mkdtemp()) / "plain.py"
     quiet_file.write_text("import os\n\nprint(os.getcwd())\n", encoding="utf-8")
     for label, path in (("training script", script), ("file without triggers", quiet_file)):

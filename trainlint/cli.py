@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import traceback
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -361,6 +360,8 @@ def main() -> None:
     try:
         cli(prog_name="trainlint")
     except Exception:  # noqa: BLE001 - click handles usage errors and exits itself
+        import traceback
+
         traceback.print_exc()
         click.echo("trainlint: error: internal error (the traceback above); this is a trainlint bug, please report it", err=True)
         sys.exit(EXIT_ERROR)

@@ -10,7 +10,6 @@ PositionProvider costs more than the parse itself.
 
 from __future__ import annotations
 
-import traceback
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
@@ -67,8 +66,7 @@ def lint_source(text: str, path: str, settings: RuleSettings) -> LintResult:
     python_error, beyond_limits = python_verdict(text, path)
     if beyond_limits or (python_error is None and not codes):
         return LintResult([python_error] if python_error else [])
-    import libcst as cst
-
+    cst = _import_libcst()
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
@@ -85,6 +83,26 @@ def lint_source(text: str, path: str, settings: RuleSettings) -> LintResult:
         return _run_rules(module, text, path, codes, settings)
     except RecursionError:  # valid but very deep code (a sum of thousands of terms): the tree walk ran out of stack
         return LintResult([], errors=[f"{path}: the code is nested too deeply to analyse; it was not checked"])
+
+
+def _import_libcst():
+    """Import LibCST with the cyclic garbage collector paused.
+
+    The import builds ~200 node dataclasses, a third of the time it takes to check
+    one training script, and the collector's passes over the young objects it
+    allocates add ~8 ms (5%) while finding no garbage: classes live as long as
+    the process.
+    """
+    import gc
+
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        import libcst
+    finally:
+        if was_enabled:
+            gc.enable()
+    return libcst
 
 
 def python_verdict(text: str, path: str) -> Tuple[Optional[Diagnostic], bool]:
@@ -235,6 +253,8 @@ class _Dispatcher:
                 method(node)
             except Exception as error:  # noqa: BLE001 - isolate a broken rule
                 reraise_interruption(error)
+                import traceback
+
                 frame = traceback.extract_tb(error.__traceback__)[-1]
                 self.failed[rule] = (
                     f"{rule.code} ({rule.name}) crashed on {self.path}: {type(error).__name__}: {error} "

@@ -105,19 +105,22 @@ def _strings_in(node: cst.BaseExpression) -> List[str]:
     return [value] if value is not None else []
 
 
+_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+
+
 def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """``node`` and every node below it, not entering nested functions, classes or lambdas."""
     stack = [node]
     while stack:
         current = stack.pop()
         yield current
-        if current is node or not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if current is node or type(current) not in _SCOPES:  # exact types: isinstance() on LibCST's ABCs is slow
             stack.extend(reversed(walk.children(current)))
 
 
 def _assignment_pairs(statement: cst.CSTNode) -> Iterator[Tuple[str, Optional[cst.BaseExpression]]]:
     """``(target, value)`` for each plain assignment in a line of small statements; value None when unpacked."""
-    if not isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+    if type(statement) is not cst.SimpleStatementLine and type(statement) is not cst.SimpleStatementSuite:
         return
     for small in statement.body:
         if isinstance(small, cst.Assign):

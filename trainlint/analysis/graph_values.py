@@ -196,7 +196,7 @@ class _Index:
         for order, (node, parent) in enumerate(facts.parents.items(), start=1):
             self.nodes.append(node)
             self.start[node] = order
-            scope = parent if isinstance(parent, SCOPES) else self.scope_of.get(parent, facts.module)
+            scope = parent if type(parent) in SCOPES else self.scope_of.get(parent, facts.module)
             self.scope_of[node] = scope
             self._record(node, scope)
         for node in reversed(list(self.start)):
@@ -219,31 +219,34 @@ class _Index:
                     self._bind_target(scope, element.value, how, statement, anchor, value, path + (index,))
 
     def _record(self, node: cst.CSTNode, scope: Scope) -> None:
-        if isinstance(node, cst.FunctionDef):
+        # Exact types, not isinstance(): LibCST's node classes are leaves under an ABC, whose
+        # isinstance() checks cost several times more, and this runs for every node.
+        kind = type(node)
+        if kind is cst.FunctionDef:
             self._function(node, scope)
-        elif isinstance(node, cst.ClassDef):
+        elif kind is cst.ClassDef:
             self._bind(scope, node.name.value, "opaque", node, node)
-        elif isinstance(node, cst.Lambda):
+        elif kind is cst.Lambda:
             for param in node.params.params:
                 self._bind(node, param.name.value, "opaque", node, param)
-        elif isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+        elif kind is cst.Assign or kind is cst.AnnAssign or kind is cst.AugAssign:
             self._assignment(node, scope)
-        elif isinstance(node, cst.NamedExpr):
+        elif kind is cst.NamedExpr:
             self._bind_target(scope, node.target, "assign", node, node, node.value)
-        elif isinstance(node, cst.For):
+        elif kind is cst.For:
             self._bind_target(scope, node.target, "iterate", node, node.target, node.iter)
-        elif isinstance(node, (cst.WithItem, cst.ExceptHandler)):
-            alias = node.asname if isinstance(node, cst.WithItem) else node.name
+        elif kind is cst.WithItem or kind is cst.ExceptHandler:
+            alias = node.asname if kind is cst.WithItem else node.name
             if alias is not None:
                 self._bind_target(scope, alias.name, "opaque", node, node, None)
-        elif isinstance(node, cst.ImportAlias):
+        elif kind is cst.ImportAlias:
             local = node.asname.name if node.asname is not None else node.name
             while isinstance(local, cst.Attribute):
                 local = local.value
             self._bind_target(scope, local, "opaque", node, node, None)
-        elif isinstance(node, cst.Return) and isinstance(scope, cst.FunctionDef):
+        elif kind is cst.Return and type(scope) is cst.FunctionDef:
             self.returns.setdefault(scope, []).append(node)
-        elif isinstance(node, cst.Call):
+        elif kind is cst.Call:
             self._call(node)
 
     def _function(self, node: cst.FunctionDef, scope: Scope) -> None:
