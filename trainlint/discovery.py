@@ -135,10 +135,10 @@ def discover(paths: Sequence[Path], resolver: SettingsResolver, force_exclude: b
             settings = resolver.for_path(given)
             if force_exclude and (settings.is_excluded_with_parents(given) or _explicitly_ignored(given, settings)):
                 continue
-            _add(files, seen, given)
+            _add(files, seen, given, given.resolve())
             continue
-        for path in _walk(given.resolve(), given, resolver, warnings):
-            _add(files, seen, path)
+        for path, real in _walk(given.resolve(), given, resolver, warnings):
+            _add(files, seen, path, real)
     return Discovery(files, warnings)
 
 
@@ -154,24 +154,27 @@ def _explicitly_ignored(path: Path, settings) -> bool:
     )
 
 
-def _add(files: List[Path], seen: Set[Path], path: Path) -> None:
-    key = path.resolve()
-    if key not in seen:
-        seen.add(key)
+def _add(files: List[Path], seen: Set[Path], path: Path, real: Path) -> None:
+    """Each file once, under the first path that reached it (``real`` is its resolved path)."""
+    if real not in seen:
+        seen.add(real)
         files.append(path)
 
 
-def _walk(start: Path, shown: Path, resolver: SettingsResolver, warnings: List[str]) -> Iterator[Path]:
-    """Depth-first, sorted, pruning excluded and ignored directories; never follows a symlink loop.
+def _walk(start: Path, shown: Path, resolver: SettingsResolver, warnings: List[str]) -> Iterator[Tuple[Path, Path]]:
+    """Each Python file as (path to show, resolved path): depth-first, sorted, pruning
+    excluded and ignored directories; never follows a symlink loop.
 
     Symlinked directories are walked last, so a folder reachable both directly
-    and through a link is shown under its real path.
+    and through a link is shown under its real path. Resolved paths are built
+    from the resolved folder (``start`` is resolved) and resolved anew only
+    through a link: resolving each file would cost a system call per component.
     """
     visited: Set[Tuple[int, int]] = set()
-    stack: List[Tuple[Path, Path, List[GitIgnore]]] = [(start, shown, _ancestor_ignores(start))]
-    linked: List[Tuple[Path, Path, List[GitIgnore]]] = []
+    stack: List[Tuple[Path, Path, Path, List[GitIgnore]]] = [(start, shown, start, _ancestor_ignores(start))]
+    linked: List[Tuple[Path, Path, Path, List[GitIgnore]]] = []
     while stack or linked:
-        directory, display, ignores = stack.pop() if stack else linked.pop(0)
+        directory, display, real, ignores = stack.pop() if stack else linked.pop(0)
         try:
             info = directory.stat()
         except OSError as error:
@@ -197,9 +200,11 @@ def _walk(start: Path, shown: Path, resolver: SettingsResolver, warnings: List[s
                 continue
             if settings.is_excluded(path) or (settings.respect_gitignore and _ignored(active, path, is_dir)):
                 continue
+            is_link = entry.is_symlink()
+            resolved = path.resolve() if is_link else real / entry.name
             if is_dir:
                 if not (path / "pyvenv.cfg").exists():
-                    (linked if entry.is_symlink() else subdirectories).append((path, display / entry.name, active))
+                    (linked if is_link else subdirectories).append((path, display / entry.name, resolved, active))
             elif entry.name.endswith(PYTHON_SUFFIXES):
-                yield display / entry.name
+                yield display / entry.name, resolved
         stack.extend(reversed(subdirectories))

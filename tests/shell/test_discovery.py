@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from pathlib import Path
 from typing import List
@@ -9,6 +10,7 @@ from typing import List
 import pytest
 
 from tests.shell.support import CLEAN, EVAL, invoke, write
+from trainlint.settings import DEFAULT_EXCLUDE, Settings
 
 pytestmark = pytest.mark.usefixtures("project")
 
@@ -98,3 +100,10 @@ def test_no_python_files_is_a_warning(project: Path) -> None:
 def test_the_same_file_named_twice_is_checked_once(project: Path) -> None:
     write(project, {"m.py": EVAL, "ok.py": CLEAN})
     assert checked("m.py", "./m.py", ".") == ["m.py"]
+
+
+@pytest.mark.parametrize("pattern", [*DEFAULT_EXCLUDE, "*.py[cod]", "data?", "[!a]*", "a|b", "(x)"])
+@pytest.mark.parametrize("name", ["build", "x.egg-info", "venv2", "data1", "module.pyc", "abc", "a|b", "(x)", ".git"])
+def test_name_patterns_exclude_exactly_what_fnmatch_matches(tmp_path: Path, pattern: str, name: str) -> None:
+    settings = Settings(root=tmp_path, config_path=None, codes=frozenset(), exclude=(pattern,))
+    assert settings.is_excluded(tmp_path / "pkg" / name) == fnmatch.fnmatchcase(name, pattern)
