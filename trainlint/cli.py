@@ -10,6 +10,7 @@ completely fixed.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import sys
 from collections import Counter
@@ -17,7 +18,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-import click
+# As mypy does: a linter allocates many long-lived objects (LibCST's ~200 node classes,
+# the trees, the analyses) and little cyclic garbage, so the collector's default pass
+# every 700 allocations mostly re-scans live objects. Set before the imports below,
+# which allocate the most: ~15 ms (6%) of checking one training script.
+gc.set_threshold(200_000, 30, 30)
+
+import click  # noqa: E402
 
 from trainlint import __version__
 from trainlint.config import ConfigError

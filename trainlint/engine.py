@@ -66,7 +66,8 @@ def lint_source(text: str, path: str, settings: RuleSettings) -> LintResult:
     python_error, beyond_limits = python_verdict(text, path)
     if beyond_limits or (python_error is None and not codes):
         return LintResult([python_error] if python_error else [])
-    cst = _import_libcst()
+    import libcst as cst
+
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
@@ -83,26 +84,6 @@ def lint_source(text: str, path: str, settings: RuleSettings) -> LintResult:
         return _run_rules(module, text, path, codes, settings)
     except RecursionError:  # valid but very deep code (a sum of thousands of terms): the tree walk ran out of stack
         return LintResult([], errors=[f"{path}: the code is nested too deeply to analyse; it was not checked"])
-
-
-def _import_libcst():
-    """Import LibCST with the cyclic garbage collector paused.
-
-    The import builds ~200 node dataclasses, a third of the time it takes to check
-    one training script, and the collector's passes over the young objects it
-    allocates add ~8 ms (5%) while finding no garbage: classes live as long as
-    the process.
-    """
-    import gc
-
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        import libcst
-    finally:
-        if was_enabled:
-            gc.enable()
-    return libcst
 
 
 def python_verdict(text: str, path: str) -> Tuple[Optional[Diagnostic], bool]:
