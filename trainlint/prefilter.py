@@ -2,11 +2,11 @@
 
 Parsing with LibCST is the largest cost of a run, so a file is parsed only if
 the trigger text of some selected rule (declared in ``rules/__init__.py``)
-occurs in its code. Its code, not its prose: in a model repository most
+occurs in its code. Its code, not its prose: in a model repository many
 mentions of ``backward`` or ``step`` are in docstrings and comments ("kept
 for backward compatibility", doctests of an optimizer). Looking past them
-takes the files of pytorch-image-models that need parsing from 56 of 315 to
-20, with the same findings.
+takes the files of pytorch-image-models that need parsing from 56 of 315
+(26% of its bytes) to 39 (17%), with the same findings.
 
 Prose is recognised by one regular expression that scans strings and
 comments left to right, as the tokenizer does, so a ``#`` inside a string is
