@@ -85,13 +85,15 @@ class CudaAmpOnOtherDevice(Rule):
     same-module variable (`use_amp = amp and torch.cuda.is_available()`, or
     set to False under `if device.type != "cuda":`) or helper that checks the
     device (`check_amp(model)` returning False on cpu/mps; an imported
-    `check_amp` is trusted by its name); code under `if device.type ==
-    "cuda":`, `if torch.cuda.is_available():`, after `if not
+    `check_amp` is trusted by its name), or to the switch that picks CUDA
+    (`enabled=args.cuda` where `device = "cuda" if args.cuda else "cpu"`);
+    code under `if device.type == "cuda":`, `if torch.cuda.is_available():`,
+    `if args.cuda:` (that same switch), `case "cuda":`, after `if not
     torch.cuda.is_available(): raise ...`, or in a test skipped without CUDA;
     CUDA-only modules (`assert torch.cuda.is_available()`,
-    `torch.cuda.set_device`, NCCL, `f"cuda:{rank}"`, never naming another
-    device; `map_location="cpu"` and `x.to("cpu")` do not count as naming
-    one); and version-gated fallbacks (`torch.amp.GradScaler(...) if
+    `torch.cuda.set_device`, NCCL, `f"cuda:{rank}"`, an unconditional
+    `model.cuda()`, never naming another device; `map_location="cpu"` and
+    `x.to("cpu")` do not count as naming one); and version-gated fallbacks (`torch.amp.GradScaler(...) if
     TORCH_2_4 else torch.cuda.amp.GradScaler()`, `try: ... except
     (AttributeError, TypeError): ...`, `try: from torch.amp import GradScaler`
     / `except ImportError: from torch.cuda.amp import GradScaler`).
@@ -132,7 +134,9 @@ class CudaAmpOnOtherDevice(Rule):
     type and is enabled on CUDA only. The device type is `device.type` for a
     `torch.device`, the string itself for a plain `"mps"`/`"cpu"` string, and
     `torch.device(device).type` when it may be either. On CUDA the code runs
-    exactly as before; on MPS autocast now really runs. A now-unused
+    exactly as before; on MPS autocast now really runs. A `device` bound by
+    an enclosing `for device in ...:` or `with ... as device:` is that
+    loop's value, of unknown kind. A now-unused
     `from torch.cuda.amp import ...` is dropped and `import torch` added if
     needed. A sniffed device type becomes `torch.device(device).type`.
 

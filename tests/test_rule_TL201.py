@@ -95,6 +95,9 @@ def test_device_aware_disabled_or_unreadable_amp_is_not_reported(call: str) -> N
         ('parser.add_argument("--device", default="cuda", help="cuda device, i.e. 0 or 0,1 or cpu")\n', True),
         ('device = "cuda" if torch.cuda.is_available() else "cpu"\n', True),
         ("if torch.backends.mps.is_available():\n    pass\n", True),
+        ("model = Net().cuda()\ndef train(model, device):\n    pass\n", False),  # cannot run without CUDA
+        ("if use_gpu:\n    model = model.cuda()\ndef train(model, device):\n    pass\n", True),
+        ("model = model.cuda() if use_gpu else model\ndef train(model, device):\n    pass\n", True),
     ],
 )
 def test_only_modules_that_can_run_off_cuda_are_reported(evidence: str, reported: bool) -> None:
@@ -129,6 +132,18 @@ GUARDS = {
     "enabled via an imported AMP check": (
         "from utils.checks import check_amp\nscaler = torch.cuda.amp.GradScaler(enabled=check_amp(model))",
         "from utils.checks import is_main_process\nscaler = torch.cuda.amp.GradScaler(enabled=is_main_process())",
+    ),
+    "switch that picks CUDA": (
+        "dev = 'cuda' if args.cuda else 'cpu'\nscaler = torch.cuda.amp.GradScaler(enabled=args.cuda and args.amp)",
+        "dev = 'cuda' if args.cuda else 'cpu'\nscaler = torch.cuda.amp.GradScaler(enabled=args.amp)",
+    ),
+    "mirrored switch": (
+        "dev = torch.device('cpu' if opt.no_cuda else 'cuda')\nif not opt.no_cuda:\n    scaler = torch.cuda.amp.GradScaler()",
+        "dev = torch.device('cpu' if opt.no_cuda else 'cuda')\nif not opt.no_amp:\n    scaler = torch.cuda.amp.GradScaler()",
+    ),
+    "match case": (
+        "match device.type:\n    case 'cuda' | 'cuda:0':\n        scaler = torch.cuda.amp.GradScaler()",
+        "match device.type:\n    case 'cuda' | 'mps':\n        scaler = torch.cuda.amp.GradScaler()",
     ),
     "CUDA branch": (
         "if device.type == 'cuda':\n    scaler = torch.cuda.amp.GradScaler()",
@@ -257,6 +272,34 @@ def test_the_device_type_is_spelled_for_what_the_device_holds(binding: str, devi
 )
 def test_a_device_that_may_be_unset_is_not_used(function: str) -> None:
     source = f"import torch\n{function}\n"
+    assert only_fix(source).applicability is Applicability.UNSAFE
+
+
+@pytest.mark.parametrize(
+    "binding",
+    ["for device in names:", "with pool.borrow() as device:", "for step, device in enumerate(names):"],
+)
+def test_a_loop_or_with_variable_shadows_the_module_device(binding: str) -> None:
+    """Inside the block ``device`` is whatever the loop yields (a string, maybe): not the module's torch.device."""
+    source = f"""
+        import torch
+        device = torch.device("mps" if torch.backends.mps.is_available() else "cpu")
+        def run(names, pool):
+            {binding}
+                return torch.cuda.amp.GradScaler()
+    """
+    assert 'torch.amp.GradScaler(torch.device(device).type, enabled=torch.device(device).type == "cuda")' in fixed(source)
+
+
+def test_a_loop_variable_after_its_loop_is_not_a_certain_device() -> None:
+    source = """
+        import torch
+        device = torch.device("mps" if torch.backends.mps.is_available() else "cpu")
+        def run(names):
+            for device in names:
+                pass
+            return torch.cuda.amp.GradScaler()
+    """
     assert only_fix(source).applicability is Applicability.UNSAFE
 
 

@@ -53,6 +53,8 @@ CASES = [
     Case("bad_scaler_beside_device_aware_autocast", "regression", {"amp": True}),
     Case("bad_string_sniffed_device_type", "regression"),
     Case("bad_autocast_decorated_forward", "regression"),
+    # The loop variable shadows the module's torch.device: the fix must not call `.type` on a string.
+    Case("bad_device_names_loop_variable", "regression"),
 ]
 RUNNABLE_OK_CASES = [
     "ok_device_aware_amp",
@@ -60,6 +62,7 @@ RUNNABLE_OK_CASES = [
     "ok_amp_enabled_on_cuda_only",
     "ok_cuda_branch_guards",
     "ok_version_gated_fallback",
+    "ok_cuda_flag_switch",
 ]
 
 

@@ -7,9 +7,11 @@ know three things that no single call shows:
   device (``"mps"``, ``torch.backends.mps``, ``"cuda" if ... else "cpu"``), or
   takes its device at run time (a ``device`` parameter, ``--device``) without
   pinning itself to CUDA (``assert torch.cuda.is_available()``,
-  ``torch.cuda.set_device``, ``nccl``, ``f"cuda:{rank}"``);
+  ``torch.cuda.set_device``, ``nccl``, ``f"cuda:{rank}"``, an unconditional
+  ``model.cuda()``);
 - whether one node only ever runs on CUDA (inside ``if device.type ==
-  "cuda":``, after ``if not torch.cuda.is_available(): raise``), or a value
+  "cuda":``, ``if args.cuda:`` where ``args.cuda`` picks the device,
+  ``case "cuda":``, after ``if not torch.cuda.is_available(): raise``), or a value
   such as ``enabled=`` is tied to the device being CUDA;
 - which expression holds the device where a fix needs it (``device``,
   ``self.device``, ``args.device``) and whether it is a ``torch.device`` or a
@@ -106,6 +108,8 @@ def _strings_in(node: cst.BaseExpression) -> List[str]:
 
 
 _SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+# Code under these may not run: a `.cuda()` inside them does not pin a module to CUDA.
+_CONDITIONAL_CODE = (cst.If, cst.IfExp, cst.Try, cst.TryStar, cst.BooleanOperation, cst.Match)
 
 
 def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
@@ -119,7 +123,14 @@ def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
 
 
 def _assignment_pairs(statement: cst.CSTNode) -> Iterator[Tuple[str, Optional[cst.BaseExpression]]]:
-    """``(target, value)`` for each plain assignment in a line of small statements; value None when unpacked."""
+    """``(target, value)`` for each plain assignment in a line of small statements; value None when unpacked.
+
+    A ``for`` target and a ``with ... as`` target are assignments of unknown
+    value: ``for device in names:`` shadows a ``device`` bound outside the loop.
+    """
+    if type(statement) is cst.For or type(statement) is cst.With:
+        yield from ((name, None) for name in _block_targets(statement))
+        return
     if type(statement) is not cst.SimpleStatementLine and type(statement) is not cst.SimpleStatementSuite:
         return
     for small in statement.body:
@@ -137,6 +148,21 @@ def _assignment_pairs(statement: cst.CSTNode) -> Iterator[Tuple[str, Optional[cs
             name = dotted(small.target)
             if name is not None:
                 yield name, small.value
+
+
+def _block_targets(statement: cst.CSTNode) -> List[str]:
+    """The names a ``for`` or ``with`` statement binds for its body (``for device in ...``, ``with ... as device``)."""
+    if isinstance(statement, cst.For):
+        targets = [statement.target]
+    elif isinstance(statement, cst.With):
+        targets = [item.asname.name for item in statement.items if item.asname is not None]
+    else:
+        return []
+    names = []
+    for target in targets:
+        elements = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else [target]
+        names.extend(name for name in map(dotted, elements) if name is not None)
+    return names
 
 
 def _assignments_below(node: cst.CSTNode) -> Iterator[Tuple[str, Optional[cst.BaseExpression]]]:
@@ -189,6 +215,8 @@ class _ModuleScan(cst.CSTVisitor):
         self.assignments: Dict[str, Values] = {}
         self.functions: Dict[str, List[cst.FunctionDef]] = {}
         self.references_mps = False
+        # `"cuda" if args.cuda else "cpu"`: args.cuda -> {True}; `"cpu" if no_cuda else "cuda"`: no_cuda -> {False}
+        self.device_choices: Dict[str, Set[bool]] = {}
 
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
         self.strings.append(node)
@@ -200,6 +228,25 @@ class _ModuleScan(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         self.calls.append(node)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        """Note a switch that picks CUDA or another device: ``"cuda" if args.cuda else "cpu"``."""
+        name = dotted(node.test)
+        picks = (self._picks_cuda(node.body), self._picks_cuda(node.orelse))
+        if name is not None and picks in ((True, False), (False, True)):
+            self.device_choices.setdefault(name, set()).add(picks[0])
+
+    def _picks_cuda(self, value: cst.BaseExpression) -> Optional[bool]:
+        """True for a CUDA device (``"cuda"``, ``torch.device("cuda:0")``, ``f"cuda:{rank}"``), False for another one."""
+        if isinstance(value, cst.Call) and self.facts.qualified_name(value.func) == "torch.device" and value.args:
+            value = value.args[0].value
+        if isinstance(value, cst.FormattedString):
+            first = value.parts[0] if value.parts else None
+            return True if isinstance(first, cst.FormattedStringText) and first.value.startswith("cuda:") else None
+        literal = string_value(value) or ""
+        if CUDA_DEVICE.match(literal):
+            return True
+        return False if NON_CUDA_DEVICE.match(literal) else None
 
     def visit_Param(self, node: cst.Param) -> None:
         self.parameters.append(node)
@@ -214,6 +261,12 @@ class _ModuleScan(cst.CSTVisitor):
         self._note_assignments(node)
 
     def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
+        self._note_assignments(node)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._note_assignments(node)
+
+    def visit_With(self, node: cst.With) -> None:
         self._note_assignments(node)
 
     def _note_assignments(self, node: cst.CSTNode) -> None:
@@ -341,8 +394,11 @@ class DevicesInUse:
         )
 
     def _pinned_to_cuda(self) -> bool:
-        """``torch.cuda.set_device``, NCCL, ``f"cuda:{rank}"``, a CUDA-only device variable, a CUDA requirement."""
+        """``torch.cuda.set_device``, NCCL, ``f"cuda:{rank}"``, a CUDA-only device variable, a CUDA requirement,
+        an unconditional ``model.cuda()``."""
         if any(self.facts.qualified_name(c.func) == "torch.cuda.set_device" for c in self._scan.calls):
+            return True
+        if any(self._moves_to_cuda_unconditionally(c) for c in self._scan.calls):
             return True
         if self._scan.cuda_fstrings or any(string_value(s) == "nccl" for s in self._scan.strings):
             return True
@@ -351,6 +407,18 @@ class DevicesInUse:
                 return True
         regions = self.facts.fact(CudaOnlyRegions)
         return any(regions.requires_cuda(s) for s in self._scan.requirement_candidates)
+
+    def _moves_to_cuda_unconditionally(self, call: cst.Call) -> bool:
+        """``model = Net().cuda()``, ``x.cuda(non_blocking=True)``: not under an ``if``, ``try``, ``x if c else y``
+        or ``c and x``, so the code around it cannot run without CUDA."""
+        if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "cuda"):
+            return False
+        for ancestor in self.facts.ancestors(call):
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.Module)):
+                return True
+            if isinstance(ancestor, _CONDITIONAL_CODE):
+                return False
+        return True
 
     def _is_cuda_device(self, value: Optional[cst.BaseExpression]) -> bool:
         if isinstance(value, cst.Call) and self.facts.qualified_name(value.func) == "torch.device" and value.args:
@@ -445,13 +513,21 @@ class CudaOnlyRegions:
         return None
 
     def _variable_condition(self, test: cst.BaseExpression, seen: FrozenSet[str]) -> Optional[bool]:
-        """``use_cuda`` when every assignment to it in the module is a CUDA condition of one sense."""
+        """``use_cuda`` when every assignment to it in the module is a CUDA condition of one sense.
+
+        Failing that, a switch the module itself uses to pick CUDA
+        (``device = "cuda" if args.cuda else "cpu"``): ``args.cuda`` holds
+        only on CUDA.
+        """
         name = dotted(test)
-        values = self._assignments.get(name or "")
-        if not values or name in seen:
+        if name is None or name in seen:
             return None
+        values = self._assignments.get(name, ())
         results = {self.cuda_condition(v, seen | {name}) if v is not None else None for v in values}
-        return results.pop() if len(results) == 1 else None
+        if len(results) == 1 and None not in results:
+            return results.pop()
+        senses = self._scan.device_choices.get(name, set())
+        return next(iter(senses)) if len(senses) == 1 else None
 
     def requires_cuda(self, statement: cst.CSTNode) -> bool:
         """``assert <on CUDA>`` or ``if <off CUDA>: raise/return/exit/pytest.skip``."""
@@ -464,13 +540,16 @@ class CudaOnlyRegions:
         return False
 
     def runs_only_on_cuda(self, node: cst.CSTNode) -> bool:
-        """``node`` is reached only on CUDA: in a CUDA branch, after a CUDA requirement, in a CUDA-only test."""
+        """``node`` is reached only on CUDA: in a CUDA branch or ``case "cuda":``, after a CUDA requirement,
+        in a CUDA-only test."""
         child = node
         for ancestor in self.facts.ancestors(node):
             if isinstance(ancestor, (cst.If, cst.IfExp)):
                 condition = self.cuda_condition(ancestor.test)
                 if (child is ancestor.body and condition is True) or (child is ancestor.orelse and condition is False):
                     return True
+            if isinstance(ancestor, cst.MatchCase) and child is ancestor.body and _matches_cuda_only(ancestor.pattern):
+                return True
             if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef)) and child is ancestor.body:
                 if any(self._skips_off_cuda(d.decorator) for d in ancestor.decorators):
                     return True
@@ -631,11 +710,14 @@ class DeviceScopes:
 
         Walks back over the statements before ``anchor`` in each enclosing
         block up to ``scope``: conditional assignments add possible values, the
-        first assignment made on every path ends the search.
+        first assignment made on every path ends the search, and so does a
+        ``for``/``with`` around ``anchor`` that binds the name (to a value unknown here).
         """
         values: Values = []
         child = anchor
         for ancestor in self.facts.ancestors(anchor):
+            if child is getattr(ancestor, "body", None) and name in _block_targets(ancestor):
+                return [*values, None], True
             body = _suite_body(ancestor)
             for statement in reversed(_statements_before(body, child) if body is not None else []):
                 found, certain = _bindings_in(statement, name)
@@ -747,6 +829,13 @@ def _may_be_none(parameter: cst.Param) -> bool:
     annotation = parameter.annotation.annotation if parameter.annotation is not None else None
     names = {n.value for n in _walk(annotation) if isinstance(n, cst.Name)} if annotation is not None else set()
     return bool(names & {"None", "Optional"})
+
+
+def _matches_cuda_only(pattern: cst.MatchPattern) -> bool:
+    """``case "cuda":`` or ``case "cuda" | "cuda:0":`` in a ``match device.type:``."""
+    if isinstance(pattern, cst.MatchOr):
+        return all(_matches_cuda_only(element.pattern) for element in pattern.patterns)
+    return isinstance(pattern, cst.MatchValue) and bool(CUDA_DEVICE.match(string_value(pattern.value) or ""))
 
 
 def _single(kinds: Set[DeviceKind]) -> DeviceKind:
