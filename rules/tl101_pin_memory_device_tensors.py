@@ -17,16 +17,17 @@ class PinMemoryDeviceTensors(Rule):
     `torch.cuda.is_available()` and variables count, also when passed through a
     `**kwargs` dict (`{...}`, `dict(...)`, `.update(...)`). The batches are on an
     accelerator when the data set was moved with `.to(device)`/`.cuda()` or built
-    with `device=` (directly, in a `TensorDataset`, or in a Dataset class's
-    `__init__`/`__getitem__` in the same module), or when its `collate_fn` moves
-    the batch (directly or through a `make_collate(device)` factory or
-    `functools.partial`).
+    with `device=` (directly, in a `TensorDataset`, in a `Subset`/`random_split`/
+    `ConcatDataset` of one, or in a Dataset class's `__init__`/`__getitem__` in
+    the same module), or when its `collate_fn` moves the batch (directly or
+    through a `make_collate(device)` factory or `functools.partial`).
 
     Silent for: a device that is provably the CPU (`"cpu"`, `torch.device("cpu")`),
-    `.to("cpu")`, tensors from `torch.load(...)` (their device is unknown), moves
-    made after the loader was built, models moved with `.to(device)`,
-    `pin_memory=False`, and loaders over CPU data whose batches are moved in the
-    loop.
+    `.to("cpu")`, tensors made on another tensor's device (`device=x.device`,
+    which is the CPU for CPU items), tensors from `torch.load(...)` (their device
+    is unknown), moves made after the loader was built, models moved with
+    `.to(device)`, `pin_memory=False`, and loaders over CPU data whose batches
+    are moved in the loop.
 
     ## Why is this bad
     Pinning page-locks *host* memory so that the copy to the GPU can run
@@ -70,8 +71,9 @@ class PinMemoryDeviceTensors(Rule):
     through one function call, `train_epoch(model, loader, device)`), so the
     batches reach the same device as before. Otherwise it is unsafe and its
     message says where the transfer must go. No fix is offered when a moved
-    tensor or the Dataset class also serves other code, which would then
-    receive CPU tensors.
+    tensor, the Dataset class, or another split of the same data
+    (`train, val = random_split(...)`) also serves other code, which would
+    then receive CPU tensors.
 
     ## Evidence
     `fixtures/TL101_pin_memory_device_tensors/` (seed trainers, Dataset class,

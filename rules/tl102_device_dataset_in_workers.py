@@ -20,9 +20,11 @@ class DeviceDatasetInWorkers(Rule):
     `__getitem__` returns accelerator tensors, or when the `collate_fn` moves the
     batch. Placement is read exactly as for TL101.
 
-    Silent for `num_workers=0` or absent, provably-CPU devices, `.to("cpu")`,
-    tensors from `torch.load(...)`, and loaders over CPU data whose batches are
-    moved in the loop.
+    Silent for `num_workers=0` or absent, workers that are not forked
+    (`multiprocessing_context="spawn"`/`"forkserver"` or one not read
+    statically, `set_start_method("spawn")` in the module), provably-CPU
+    devices, `.to("cpu")`, tensors from `torch.load(...)`, and loaders over CPU
+    data whose batches are moved in the loop.
 
     ## Why is this bad
     Workers are forked processes; a CUDA context cannot be used or created
@@ -78,8 +80,9 @@ class DeviceDatasetInWorkers(Rule):
     fix = Applicability.SAFE
 
     def visit_Call(self, node: cst.Call) -> None:
-        batches = self.facts.fact(DevicePlacement).device_batches(node, switch="num_workers")
-        if batches is not None:
+        placement = self.facts.fact(DevicePlacement)
+        batches = placement.device_batches(node, switch="num_workers")
+        if batches is not None and placement.forks_workers(batches.arguments):
             move = self.facts.code(batches.first_move).strip()
             message = (
                 f"DataLoader workers would handle accelerator tensors (`{move}`): "

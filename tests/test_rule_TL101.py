@@ -95,6 +95,41 @@ class Windows(Dataset):
             id="moved-back-to-the-cpu",
         ),
         pytest.param(
+            "def f(X, y):\n    ds = TensorDataset(X.cuda(), y.cuda())\n"
+            "    train, val = torch.utils.data.random_split(ds, [0.8, 0.2])\n"
+            "    return DataLoader(train, pin_memory=True), "
+            "DataLoader(torch.utils.data.ConcatDataset([val]), num_workers=2)\n",
+            [(4, "TL101"), (4, "TL102")],
+            id="views-of-a-staged-dataset",
+        ),
+        pytest.param(
+            "def collate(samples):\n    x = torch.stack(samples)\n"
+            "    return x, torch.ones(len(x), device=x.device), torch.arange(3).to(samples[0].device)\n"
+            "loader = DataLoader(data, collate_fn=collate, pin_memory=True, num_workers=2)\n",
+            [],
+            id="tensors-made-on-the-device-of-cpu-items",
+        ),
+        pytest.param(
+            "def collate(samples, device):\n    x = torch.stack(samples).to(device)\n"
+            "    return x, torch.ones(len(x), device=x.device)\n"
+            "loader = DataLoader(data, collate_fn=lambda s: collate(s, 'cuda'), pin_memory=True)\n",
+            [(4, "TL101")],
+            id="tensors-made-on-the-device-of-accelerator-items",
+        ),
+        pytest.param(
+            "def f(X, y):\n    ds = TensorDataset(X.cuda(), y.cuda())\n"
+            "    a = DataLoader(ds, num_workers=2, multiprocessing_context='spawn')\n"
+            "    b = DataLoader(ds, num_workers=2, multiprocessing_context='fork')\n",
+            [(4, "TL102")],
+            id="spawned-workers-may-use-cuda",
+        ),
+        pytest.param(
+            "torch.multiprocessing.set_start_method('spawn')\n"
+            "loader = DataLoader(TensorDataset(X.cuda()), num_workers=2)\n",
+            [],
+            id="spawn-start-method-for-the-module",
+        ),
+        pytest.param(
             "def odd(ts, y, cfg, *args, **kw):\n"
             "    DataLoader(*args, **kw)\n"
             "    DataLoader(pin_memory=True)\n"
@@ -171,3 +206,46 @@ def test_only_batch_parts_that_were_on_the_device_and_are_not_moved_yet_are_move
     assert "self.X, self.y, self.names = X, y, names" in fixed
     assert '        batch["y"] = batch["y"].to(device, non_blocking=True)\n        logits' in fixed
     assert 'batch["x"] = ' not in fixed and 'batch["name"] = ' not in fixed
+
+
+def test_no_fix_when_a_sibling_split_of_the_moved_data_set_is_read() -> None:
+    body = """
+    def main(X, y, device, model):
+        full = TensorDataset(X.to(device), y.to(device))
+        train, val = torch.utils.data.random_split(full, [0.8, 0.2])
+        loader = DataLoader(train, batch_size=8, pin_memory=True)
+        for xb, yb in loader:
+            model(xb)
+        for xb, yb in DataLoader(val, batch_size=8):
+            model(xb)
+    """
+    assert _only_fix(body) is None
+
+
+def test_fix_keeps_the_validation_tensors_a_helper_returns_beside_the_training_ones() -> None:
+    body = """
+    def tensors(X, y, device):
+        return X[:96].to(device), y[:96].to(device), X[96:].to(device), y[96:].to(device)
+
+    def main(X, y, device, model):
+        X_tr, y_tr, X_va, y_va = tensors(X, y, device)
+        loader = DataLoader(TensorDataset(X_tr, y_tr), batch_size=8, pin_memory=True)
+        for xb, yb in loader:
+            model(xb)
+        print(model(X_va), y_va)
+    """
+    fix = _only_fix(body)
+    assert fix is not None and fix.applicability is Applicability.SAFE
+    assert "return X[:96], y[:96], X[96:].to(device), y[96:].to(device)" in _fixed(body)
+
+
+def test_sizes_read_off_the_loader_keep_the_fix_safe() -> None:
+    body = """
+    def main(X, y, device, model):
+        loader = DataLoader(TensorDataset(X.to(device), y.to(device)), batch_size=8, pin_memory=True)
+        total = 0.0
+        for xb, yb in loader:
+            total += model(xb).sum().item() * loader.batch_size
+        print(total / len(loader.dataset), len(loader.sampler))
+    """
+    assert _only_fix(body).applicability is Applicability.SAFE

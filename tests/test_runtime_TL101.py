@@ -39,6 +39,7 @@ SYMPTOMS = {
     "bad_mnist_style_kwargs.py": ("staged", WORKER_ERROR),  # num_workers=1 on CUDA
     "bad_collate_moves_batch.py": ("fetch", PIN_ERROR),
     "bad_collate_factory.py": ("fetch", PIN_ERROR),
+    "bad_subset_of_staged_dataset.py": ("staged", PIN_ERROR),
 }
 
 

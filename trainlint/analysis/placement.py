@@ -8,9 +8,11 @@ offer the same fix, so the answers live here, computed once per module:
 * Which calls put the batches on an accelerator? ``.cuda()``, ``.to(<device
   that is not provably CPU>)``, a torch factory with ``device=``, followed
   through local assignments, tuple unpacking, same-module Dataset classes
-  (``__init__`` storing such tensors, ``__getitem__`` returning them), and
-  collate functions, including ones made by a ``make_collate(device)``
-  factory or ``functools.partial``.  -> :meth:`DevicePlacement.trace`
+  (``__init__`` storing such tensors, ``__getitem__`` returning them),
+  ``Subset``/``random_split``/``ConcatDataset`` views, and collate
+  functions, including ones made by a ``make_collate(device)`` factory or
+  ``functools.partial``. ``device=t.device`` is no move: the result goes
+  wherever ``t`` is.  -> :meth:`DevicePlacement.trace`
 * What are ``pin_memory``, ``num_workers`` and ``collate_fn``, including
   values passed through ``**kwargs`` built with ``{...}``, ``dict(...)``,
   ``.update(...)`` or ``kwargs[key] = ...``?  -> :class:`LoaderArguments`
@@ -55,6 +57,12 @@ LOADER_PARAMETERS = (
     "dataset", "batch_size", "shuffle", "sampler", "batch_sampler", "num_workers", "collate_fn", "pin_memory",
 )  # fmt: skip
 TENSOR_DATASETS = frozenset({"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"})
+# Views whose items are items of the data set(s) given first: placed wherever those are.
+DATASET_VIEWS = frozenset(
+    f"torch.utils.data{module}.{name}"
+    for module in ("", ".dataset")
+    for name in ("Subset", "random_split", "ConcatDataset", "ChainDataset")
+)
 # torch factories that take ``device=``: with an accelerator device they create the tensor there.
 TORCH_FACTORIES = frozenset(
     f"torch.{name}"
@@ -68,6 +76,7 @@ COMBINING_FUNCTIONS = frozenset(
     f"torch.{name}" for name in ("stack", "cat", "concat", "concatenate", "hstack", "vstack", "as_tensor")
 )
 CONTAINER_BUILTINS = frozenset({"tuple", "list", "dict"})
+START_METHOD_SETTERS = frozenset({"multiprocessing.set_start_method", "torch.multiprocessing.set_start_method"})
 CUDA_TENSOR_TYPE = re.compile(r"torch\.cuda\.[A-Z][a-z]*Tensor")
 # Tensor methods and attributes whose result stays on the tensor's device.
 PRESERVING_METHODS = frozenset(
@@ -80,7 +89,8 @@ PRESERVING_METHODS = frozenset(
 CHAIN_METHODS = PRESERVING_METHODS | {"to"}  # a `.to` that is not a move converts the dtype
 PRESERVING_ATTRIBUTES = frozenset({"T", "mT", "H", "data"})
 # Reading these does not depend on where the tensor lives.
-PLACEMENT_FREE_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "size", "dim", "numel"})
+PLACEMENT_FREE_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "size", "dim", "numel", "batch_size"})
+SIZED_LOADER_PARTS = frozenset({"dataset", "sampler"})  # ``len(loader.dataset)`` reads a size
 DEVICE_NAME = re.compile(r"device|(^|_)(dev|gpu|cuda|accelerator)(_|$)", re.IGNORECASE)
 EARLY_EXITS = (cst.Break, cst.Continue, cst.Return)
 MAX_DEPTH = 40
@@ -440,6 +450,10 @@ class NameBindings:
         holder = self.facts.parent(self.facts.parent(binding.scope))
         return holder if isinstance(holder, cst.ClassDef) else None
 
+    def bound_by_comprehension(self, name: cst.Name) -> bool:
+        """``name`` is a target of an enclosing comprehension (``[x.to(d) for x in xs]``)."""
+        return self._bound_by_comprehension(name, name.value)
+
     def _bound_by_comprehension(self, node: cst.CSTNode, name: str) -> bool:
         for ancestor in self.facts.ancestors(node):
             if isinstance(ancestor, COMPREHENSIONS):
@@ -695,6 +709,30 @@ class DevicePlacement:
                 if key is not None and isinstance(statement, cst.Assign):
                     result[key] = statement.value
 
+    def forks_workers(self, arguments: LoaderArguments) -> bool:
+        """The loader's workers start by ``fork``: neither ``multiprocessing_context`` nor the module says otherwise.
+
+        A ``spawn``/``forkserver`` worker starts its own CUDA context, so CUDA
+        in a worker then works; a context that cannot be read counts as not fork.
+        """
+        context = arguments.get("multiprocessing_context")
+        if context is not None and self._constant(context) is not None:
+            return self._text(context) == "fork"
+        return not any(
+            self.facts.qualified_name(call.func) in START_METHOD_SETTERS
+            and _positional(call.args)
+            and self._text(_positional(call.args)[0].value) != "fork"
+            for call in self.names.calls_within(self.facts.module)
+        )
+
+    def _text(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[str]:
+        """A string literal's value, followed through names."""
+        if isinstance(expr, cst.Name) and depth < MAX_DEPTH:
+            binding = self.names.resolve(expr)
+            if binding is not None and not binding.element and isinstance(binding.value, cst.BaseExpression):
+                return self._text(binding.value, depth + 1)
+        return _string_value(expr)
+
     # -- provable values -----------------------------------------------------------------
 
     def is_provably_off(self, expr: Optional[cst.BaseExpression]) -> bool:
@@ -779,11 +817,15 @@ class DevicePlacement:
         move = self.move(call, inv)
         if move is not None:
             return Trace((move,))
+        owner = self.following_tensor(call, inv)
+        if owner is not None:
+            return self.trace(owner, inv)
         qualified = self.facts.qualified_name(call.func)
         if qualified is not None:
             if qualified in COMBINING_FUNCTIONS or qualified in TENSOR_DATASETS:
                 return _sum(self.trace(arg.value, inv) for arg in call.args)
-            return EMPTY
+            viewed = self._viewed_datasets(call)
+            return self.trace(viewed, inv) if viewed is not None else EMPTY
         if isinstance(call.func, cst.Name) and call.func.value in CONTAINER_BUILTINS:
             return _sum(self.trace(arg.value, inv) for arg in call.args)
         definition = self.definition(call.func)
@@ -797,6 +839,13 @@ class DevicePlacement:
                 return EMPTY  # not a move, yet a device: the CPU
             return self.trace(call.func.value, inv)
         return EMPTY
+
+    def _viewed_datasets(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+        """The data set (or list of them) a ``Subset``/``random_split``/``ConcatDataset`` call draws its items from."""
+        if self.facts.qualified_name(call.func) not in DATASET_VIEWS:
+            return None
+        first = next(iter(_positional(call.args)), None) or _keyword(call, "dataset") or _keyword(call, "datasets")
+        return first.value if first is not None else None
 
     def _instance_trace(self, cls: cst.ClassDef, call: cst.Call, inv: Invocations) -> Trace:
         """An instance of a same-module Dataset: what its ``__getitem__`` returns, with ``__init__`` run by ``call``."""
@@ -814,10 +863,41 @@ class DevicePlacement:
             return self.trace(expr.value, inv)
         total = EMPTY
         for binding in self.names.values(expr):
-            value = self.binding_value(binding, inv)
-            if value is not None:
-                total = total + self.trace(value, inv).via(binding)
+            total = total + self.binding_trace(binding, inv)
         return total
+
+    def binding_trace(self, binding: Binding, inv: Invocations = ()) -> Trace:
+        """The moves the value held by ``binding`` comes from; for ``a, b = f()`` only those of ``b``'s element."""
+        value = self.binding_value(binding, inv)
+        if value is None:
+            return EMPTY
+        return self._element_trace(value, binding.element, inv, 0).via(binding)
+
+    def _element_trace(
+        self, value: cst.BaseExpression, element: Tuple[int, ...], inv: Invocations, depth: int
+    ) -> Trace:
+        """The trace of ``value[element]``: narrowed through tuple displays and same-module function returns.
+
+        Where the element cannot be singled out, the whole value's trace.
+        """
+        if not element or depth > MAX_DEPTH:
+            return self.trace(value, inv)
+        starred = any(isinstance(e, cst.StarredElement) for e in getattr(value, "elements", ()))
+        if isinstance(value, (cst.Tuple, cst.List)) and not starred and element[0] < len(value.elements):
+            return self._element_trace(value.elements[element[0]].value, element[1:], inv, depth + 1)
+        if isinstance(value, cst.Call):
+            definition = self.definition(value.func)
+            if definition is not None and isinstance(definition.value, cst.FunctionDef):
+                inner = inv + ((definition.value, value),)
+                returns = self.names.returns(definition.value)
+                return _sum(self._element_trace(r, element, inner, depth + 1) for r in returns).via(definition)
+        if isinstance(value, cst.Name):
+            bindings = self.names.values(value)
+            if len(bindings) == 1 and not bindings[0].element:
+                inner_value = self.binding_value(bindings[0], inv)
+                if inner_value is not None:
+                    return self._element_trace(inner_value, element, inv, depth + 1).via(bindings[0])
+        return self.trace(value, inv)
 
     def binding_value(self, binding: Binding, inv: Invocations) -> Optional[cst.BaseExpression]:
         """The expression a binding holds; for a parameter, the argument of the call that runs its function."""
@@ -905,17 +985,86 @@ class DevicePlacement:
                 return Move(call, device.value if device is not None else None, invocations, cuda=True)
             if func.attr.value == "to":
                 device = self.to_device(call)
-                if device is not None and not self.is_provably_cpu(device, invocations):
+                if device is not None and self._targets_accelerator(device, invocations):
                     return Move(call, device, invocations)
             return None
         qualified = self.facts.qualified_name(func) or ""
         if qualified in TORCH_FACTORIES:
             device = _keyword(call, "device")
-            if device is not None and not self.is_provably_cpu(device.value, invocations):
+            if device is not None and self._targets_accelerator(device.value, invocations):
                 return Move(call, device.value, invocations)
         if CUDA_TENSOR_TYPE.fullmatch(qualified) and isinstance(func, cst.Attribute):
             return Move(call, None, invocations, cuda=True)
         return None
+
+    def _targets_accelerator(self, device: cst.BaseExpression, invocations: Invocations) -> bool:
+        """A device argument that may name an accelerator by itself: not provably the CPU, not ``t.device``."""
+        return not self.is_provably_cpu(device, invocations) and self._device_owner(device, invocations, 0) is None
+
+    def following_tensor(self, call: cst.Call, invocations: Invocations = ()) -> Optional[cst.BaseExpression]:
+        """The tensor ``t`` on whose device ``call`` puts its result: ``.to(t.device)``, ``torch.ones(n, device=t.device)``.
+
+        Such a call is no move of its own: its result is wherever ``t`` is
+        (``torch.arange(n, device=ids.device)`` in a ``__getitem__`` over CPU
+        data makes a CPU tensor).
+        """
+        func = call.func
+        if isinstance(func, cst.Attribute) and self.facts.qualified_name(func) is None:
+            device = self.to_device(call) if func.attr.value == "to" else None
+        elif self.facts.qualified_name(func) in TORCH_FACTORIES:
+            keyword = _keyword(call, "device")
+            device = keyword.value if keyword is not None else None
+        else:
+            device = None
+        return self._device_owner(device, invocations, 0) if device is not None else None
+
+    def _device_owner(self, device: cst.BaseExpression, inv: Invocations, depth: int) -> Optional[cst.BaseExpression]:
+        """``t`` for a device read off a tensor, ``t.device`` (also through a name bound to it); else None.
+
+        ``args.device``, ``self.device`` or ``cfg.device`` name a configured
+        device instead: their owner is not known to be a tensor.
+        """
+        if depth > MAX_DEPTH:
+            return None
+        if isinstance(device, cst.Attribute) and device.attr.value == "device":
+            return device.value if self._is_tensor_valued(device.value, inv, depth + 1) else None
+        if isinstance(device, cst.Name):
+            values = [self.binding_value(b, inv) for b in self.names.values(device)]
+            if len(values) == 1 and values[0] is not None:
+                return self._device_owner(values[0], inv, depth + 1)
+        return None
+
+    def _is_tensor_valued(self, expr: cst.BaseExpression, inv: Invocations, depth: int) -> bool:
+        """Positive evidence that ``expr`` is a tensor (on whatever device), never a configuration object.
+
+        An element (``batch[0]``), arithmetic, a ``torch.*`` call, a tensor
+        method, or a name bound to one of those or by iteration (``for x in xs``).
+        """
+        if depth > MAX_DEPTH:
+            return False
+        if isinstance(expr, (cst.Subscript, cst.BinaryOperation)):
+            return True
+        if isinstance(expr, cst.Call):
+            qualified = self.facts.qualified_name(expr.func)
+            if qualified is not None:
+                return qualified.startswith("torch.") and qualified != "torch.device"
+            func = expr.func
+            return isinstance(func, cst.Attribute) and func.attr.value in CHAIN_METHODS | {"cuda", "cpu"}
+        if isinstance(expr, cst.Attribute) and expr.attr.value in PRESERVING_ATTRIBUTES:
+            return self._is_tensor_valued(expr.value, inv, depth + 1)
+        if isinstance(expr, cst.Name) and self.names.bound_by_comprehension(expr):
+            return True
+        if isinstance(expr, (cst.Name, cst.Attribute)):
+            bindings = self.names.values(expr)
+            return bool(bindings) and all(self._binds_tensor(b, inv, depth + 1) for b in bindings)
+        return False
+
+    def _binds_tensor(self, binding: Binding, inv: Invocations, depth: int) -> bool:
+        """A binding of a tensor: its value is one, or it is a loop target (a parameter nobody binds is unknown)."""
+        if binding.value is None:
+            return True
+        value = self.binding_value(binding, inv)
+        return value is not None and self._is_tensor_valued(value, inv, depth)
 
     def to_device(self, call: cst.Call) -> Optional[cst.BaseExpression]:
         """The device argument of a ``.to(...)`` call (not a dtype, not another tensor)."""
@@ -963,6 +1112,11 @@ class DevicePlacement:
             if any(arg.star or arg.keyword is not None for arg in dataset.args):
                 return None
             return SequenceBatch(tuple(bool(self.trace(arg.value, inv)) for arg in dataset.args))
+        viewed = self._viewed_datasets(dataset)
+        if isinstance(viewed, (cst.List, cst.Tuple)):
+            return self._same(self._item_layout(e.value, inv, depth + 1) for e in viewed.elements)
+        if viewed is not None:
+            return self._item_layout(viewed, inv, depth + 1)
         definition = self.definition(dataset.func)
         if definition is None:
             return None
@@ -1075,7 +1229,7 @@ class CpuDatasetFix:
 
     def fix(self, batches: DeviceBatches) -> Optional[CstFix]:
         moves = batches.trace.moves
-        if not all(self._exclusive(binding) for binding in batches.trace.through):
+        if not all(self._exclusive(binding, batches.trace) for binding in batches.trace.through):
             return None
         replacements: Dict[cst.CSTNode, object] = {}
         for move in moves:
@@ -1098,14 +1252,37 @@ class CpuDatasetFix:
 
     # -- removing the moves --------------------------------------------------------------
 
-    def _exclusive(self, binding: Binding) -> bool:
-        """Nothing but the loader reads the value (reads of its shape or length aside)."""
-        return sum(1 for read in self.names.reads_of(binding) if not self._placement_free(read)) <= 1
+    def _exclusive(self, binding: Binding, trace: Trace) -> bool:
+        """Nothing but the loader reads the value (reads of its shape or length aside).
+
+        For one target of an unpacking (``train_ds, val_ds = random_split(ds, ...)``),
+        the other targets that do not feed the loader must not be read when
+        their value comes from the same moves: those moves are about to go.
+        """
+        if self._reads(binding) > 1:
+            return False
+        removed = {move.call for move in trace.moves}
+        return not any(
+            self._reads(sibling) and removed & {move.call for move in self.placement.binding_trace(sibling).moves}
+            for sibling in self.names.bindings_of_value(binding.value)
+            if binding.element and sibling not in trace.through
+        )
+
+    def _reads(self, binding: Binding) -> int:
+        """How many uses read the value held by ``binding`` (reads of its shape or length aside)."""
+        return sum(1 for read in self.names.reads_of(binding) if not self._placement_free(read))
 
     def _placement_free(self, read: cst.CSTNode) -> bool:
+        """A read of a size, which moving the data does not change: ``X.shape``, ``len(X)``, ``len(loader.dataset)``."""
         parent = self.facts.parent(read)
         if isinstance(parent, cst.Attribute) and parent.value is read:
+            if parent.attr.value in SIZED_LOADER_PARTS:
+                return self._is_len_argument(parent)
             return parent.attr.value in PLACEMENT_FREE_ATTRIBUTES
+        return self._is_len_argument(read)
+
+    def _is_len_argument(self, expr: cst.CSTNode) -> bool:
+        parent = self.facts.parent(expr)
         call = self.facts.parent(parent) if isinstance(parent, cst.Arg) else None
         return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "len"
 
