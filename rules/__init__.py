@@ -5,7 +5,9 @@ to a name and an implementation. It also holds each rule's trigger texts: a
 file is parsed only when one of the selected rules' triggers occurs in it, and
 this decision is made from this table alone, without importing LibCST.
 A trigger is a substring, or a tuple of parts that must all occur, where a
-part is a substring or a tuple of alternative substrings.
+part is a substring, a tuple of alternative substrings, or a compiled
+regular expression (for a part that substrings cannot state without also
+matching common library code).
 Triggers must be chosen so that every file a rule could report on matches
 one (a missed trigger is a missed finding); tests/test_triggers.py checks
 this against every fixture.
@@ -13,7 +15,8 @@ this against every fixture.
 
 from __future__ import annotations
 
-from typing import NamedTuple, Tuple, Union
+import re
+from typing import NamedTuple, Pattern, Tuple, Union
 
 
 class RuleEntry(NamedTuple):
@@ -21,7 +24,19 @@ class RuleEntry(NamedTuple):
     name: str
     module: str  # module under trainlint.rules that defines the rule class
     cls: str
-    triggers: Tuple[Union[str, Tuple[Union[str, Tuple[str, ...]], ...]], ...]
+    triggers: Tuple[Union[str, Tuple[Union[str, Pattern[str], Tuple[str, ...]], ...]], ...]
+
+
+# Code that runs once per training step, as trainlint.analysis.step_methods and
+# loops see it: a `.backward(`, a step hook's definition (`def training_step(`,
+# `def on_train_batch_end(`), or an optimizer's or scaler's `.step(`. A bare
+# `step(` would also match every diffusion pipeline's `scheduler.step(` and
+# have half of a diffusers checkout parsed for nothing.
+_PER_STEP_CODE = re.compile(
+    r"backward"
+    r"|\bdef\s+(?:step|\w*_step|step_\w*|\w*_step_\w*|on_\w*batch\w*)\s*\("
+    r"|(?i:optim\w*|opt|scaler\w*)\s*\.\s*step\s*\("
+)
 
 
 RULES: Tuple[RuleEntry, ...] = (
@@ -36,6 +51,6 @@ RULES: Tuple[RuleEntry, ...] = (
         "tl402_unbounded_step_history",
         "UnboundedStepHistory",
         # an append, a list, and something that runs per step (a training loop or a step hook)
-        ((".append(", ("[]", "list(", "(list)"), ("backward", "step(", "step_", "_batch", "on_batch")),),
+        ((".append(", ("[]", "list(", "(list)"), _PER_STEP_CODE),),
     ),
 )

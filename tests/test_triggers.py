@@ -74,3 +74,26 @@ def test_code_and_strings_around_prose_still_trigger(source: str, code: str) -> 
 def test_code_text_drops_only_prose() -> None:
     source = 'def f():\n    """Doc."""\n    return "#x"  # note\n'
     assert code_text(source) == 'def f():\n\n    return "#x"  \n'
+
+
+_HISTORY = "self.history = []\nself.history.append(x)\n"
+
+
+@pytest.mark.parametrize(
+    "per_step, triggered",
+    [
+        ("loss.backward()", True),
+        ("optimizer.step()", True),
+        ("self.G_optim.step()", True),
+        ("gen_opt.step()", True),
+        ("self.grad_scaler.step(optimizer)", True),
+        ("def training_step(self, batch):", True),
+        ("def step(self):", True),
+        ("async def step_end(self):", True),
+        ("def on_train_batch_end(self, outputs):", True),
+        ("latents = self.scheduler.step(noise, t, latents)", False),  # a diffusion pipeline, not training
+        ("self._step_index += 1", False),
+    ],
+)
+def test_history_rule_triggers_only_where_code_runs_per_training_step(per_step: str, triggered: bool) -> None:
+    assert ("TL402" in triggered_codes(_HISTORY + per_step + "\n", ALL_CODES)) is triggered

@@ -56,7 +56,16 @@ def _triggered(text: str, codes: FrozenSet[str]) -> List[str]:
 
 
 def occurs(trigger, text: str) -> bool:
-    """A trigger is a substring, or a tuple of parts that must all occur; a part may be a tuple of alternatives."""
+    """A trigger is a substring, or a tuple of parts that must all occur; a part may be a tuple of alternatives
+    or a compiled regular expression."""
     if isinstance(trigger, str):
         return trigger in text
-    return all(part in text if isinstance(part, str) else any(option in text for option in part) for part in trigger)
+    return all(_part_occurs(part, text) for part in trigger)
+
+
+def _part_occurs(part, text: str) -> bool:
+    if isinstance(part, str):
+        return part in text
+    if isinstance(part, tuple):
+        return any(option in text for option in part)
+    return part.search(text) is not None
