@@ -186,7 +186,7 @@ def _run(
             resolver = SettingsResolver(overrides, Path.cwd(), config_file)
             use_stdin = list(paths) == ["-"] or (not paths and stdin_filename is not None)
             if use_stdin:
-                return _run_stdin(mode, resolver, stdin_filename, report)
+                return _run_stdin(mode, resolver, stdin_filename, force_exclude, report)
             totals, unsafe = _run_files(mode, paths or ["."], resolver, force_exclude, jobs, no_cache, cache_dir, report)
     except ConfigError as error:
         raise UserError(str(error)) from None
@@ -222,7 +222,7 @@ def _run_files(mode, paths, resolver, force_exclude, jobs, no_cache, cache_dir, 
         tasks.append(FileTask(_display_path(path), rule_settings, mode, settings.unsafe_fixes, roots))
     if not tasks and not found.warnings:
         click.echo("warning: No Python files found under the given path(s)", err=True)
-    cache = None if no_cache else ResultCache(cache_dir or resolver.defaults().root / CACHE_DIRNAME)
+    cache = None if no_cache else ResultCache(cache_dir or _project_root(resolver) / CACHE_DIRNAME)
     with _progress(len(tasks), report.quiet) as advance:
         # closing(): an interrupted run stops its worker pool before it exits
         with contextlib.closing(run_tasks(tasks, jobs or default_jobs(), cache, advance)) as running:
@@ -236,6 +236,12 @@ def _run_files(mode, paths, resolver, force_exclude, jobs, no_cache, cache_dir, 
             totals.diffs.append(outcome.diff)
     totals.diagnostics.sort(key=lambda d: d.sort_key)
     return totals, unsafe
+
+
+def _project_root(resolver) -> Path:
+    """The folder of the configuration that applies to the working directory (or the working
+    directory itself): the cache lives there, as Ruff's does, so that runs from subfolders share it."""
+    return resolver.for_path(Path.cwd()).root
 
 
 def _display_path(path: Path) -> str:
@@ -258,16 +264,24 @@ def _progress(total: int, quiet: bool):
         yield bar.update
 
 
-def _run_stdin(mode: str, resolver, stdin_filename: Optional[str], report: _ReportOptions) -> int:
-    """Check or fix the code on stdin; with a fix, the fixed code goes to stdout and the report to stderr."""
-    from trainlint.runner import FileTask, process_source
+def _run_stdin(mode: str, resolver, stdin_filename: Optional[str], force_exclude: bool, report: _ReportOptions) -> int:
+    """Check or fix the code on stdin; with a fix, the fixed code goes to stdout and the report to stderr.
+
+    With ``--force-exclude``, code named after an excluded path is passed through untouched
+    and unreported, as Ruff does: editors pipe every buffer with the flag set.
+    """
+    from trainlint.discovery import is_force_excluded
+    from trainlint.runner import FileOutcome, FileTask, process_source
 
     display = stdin_filename or "-"
     settings = resolver.for_path(Path(display))  # "-" takes the configuration of the working directory
     rule_settings = replace(settings.rule_settings_for(Path(display)), describe_fixes=_describes_fixes(mode, report.output_format))
     task = FileTask(display, rule_settings, mode, settings.unsafe_fixes)
     data = sys.stdin.buffer.read()
-    outcome, new_data = process_source(display, data, task)
+    if force_exclude and stdin_filename is not None and is_force_excluded(Path(stdin_filename), settings):
+        outcome, new_data = FileOutcome(display), None
+    else:
+        outcome, new_data = process_source(display, data, task)
     totals = _Totals(outcome.diagnostics, outcome.applied, [outcome.diff] if outcome.diff else [], outcome.errors, [])
     sources = _source_reader({display: data})
     if mode == "write":

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, List, Optional, Sequence, Set, Tuple
 
-from trainlint.settings import SettingsResolver
+from trainlint.settings import Settings, SettingsResolver
 
 PYTHON_SUFFIXES = (".py", ".pyi")
+_UNQUOTED_TRAILING_SPACE = re.compile(r"(?<!\\)\s+$")  # git drops trailing spaces unless a backslash quotes one
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,8 @@ class _IgnoreRule:
 
 
 def _translate(glob: str) -> str:
+    """One ``.gitignore`` pattern as a regular expression, with git's wildmatch rules: ``*`` and
+    ``?`` stop at ``/``, ``**`` crosses folders, ``[!a-z]`` negates, a backslash quotes the next character."""
     out, index = [], 0
     while index < len(glob):
         char = glob[index]
@@ -42,16 +45,39 @@ def _translate(glob: str) -> str:
         elif char == "?":
             out.append("[^/]")
         elif char == "[":
-            end = glob.find("]", index + 1)
-            if end == -1:
-                out.append(re.escape(char))
-            else:
-                out.append("[" + glob[index + 1 : end].replace("\\", "\\\\") + "]")
+            bracket, end = _bracket(glob, index)
+            if bracket is not None:
+                out.append(bracket)
                 index = end
+                continue
+            out.append(re.escape(char))
+        elif char == "\\" and index + 1 < len(glob):
+            index += 1
+            out.append(re.escape(glob[index]))
         else:
             out.append(re.escape(char))
         index += 1
     return "".join(out)
+
+
+def _bracket(glob: str, start: int) -> Tuple[Optional[str], int]:
+    """The class opened at ``glob[start] == "["`` as a regular expression and the index after it;
+    None when it is never closed (the ``[`` is then literal). A ``]`` right after the opening is a
+    member, and ``!`` or ``^`` there negates (never matching ``/``), as in git."""
+    index = start + 1
+    negated = glob[index : index + 1] in ("!", "^")
+    index += 1 if negated else 0
+    members: List[str] = []
+    while index < len(glob):
+        char = glob[index]
+        if char == "]" and members:
+            return f"[{'^/' if negated else ''}{''.join(members)}]", index + 1
+        if char == "\\" and index + 1 < len(glob):
+            index += 1
+            char = glob[index]
+        members.append(char if char == "-" else re.escape(char))
+        index += 1
+    return None, start
 
 
 class GitIgnore:
@@ -61,7 +87,7 @@ class GitIgnore:
         self.base = base
         self.rules: List[_IgnoreRule] = []
         for raw in lines:
-            line = raw.rstrip("\n").rstrip()
+            line = _UNQUOTED_TRAILING_SPACE.sub("", raw.rstrip("\n"))
             if not line or line.startswith("#"):
                 continue
             negated = line.startswith("!")
@@ -131,10 +157,9 @@ def discover(paths: Sequence[Path], resolver: SettingsResolver, force_exclude: b
         if not given.exists():
             warnings.append(f"{given}: No such file or directory")
             continue
-        if given.is_file():
-            settings = resolver.for_path(given)
-            if force_exclude and (settings.is_excluded_with_parents(given) or _explicitly_ignored(given, settings)):
-                continue
+        if force_exclude and is_force_excluded(given, resolver.for_path(given)):
+            continue
+        if not given.is_dir():  # a FIFO or device too: reading it says what it is
             _add(files, seen, given, given.resolve())
             continue
         for path, real in _walk(given.resolve(), given, resolver, warnings):
@@ -142,13 +167,19 @@ def discover(paths: Sequence[Path], resolver: SettingsResolver, force_exclude: b
     return Discovery(files, warnings)
 
 
-def _explicitly_ignored(path: Path, settings) -> bool:
+def is_force_excluded(path: Path, settings: Settings) -> bool:
+    """What ``--force-exclude`` drops although it was named explicitly (a file, a folder, or code
+    on stdin named with ``--stdin-filename``): excluded itself or through a folder, or ignored by git."""
+    return settings.is_excluded_with_parents(path) or _explicitly_ignored(path, settings)
+
+
+def _explicitly_ignored(path: Path, settings: Settings) -> bool:
     """Ignored by a ``.gitignore`` itself or through a folder above it (git never looks inside an ignored folder)."""
     if not settings.respect_gitignore:
         return False
     absolute = path.resolve()
     ignores = _ancestor_ignores(absolute.parent) + [i for i in [GitIgnore.load(absolute.parent)] if i]
-    candidates = [(absolute, False)] + [(folder, True) for folder in absolute.parents]
+    candidates = [(absolute, absolute.is_dir())] + [(folder, True) for folder in absolute.parents]
     return any(
         _ignored([i for i in ignores if i.base in candidate.parents], candidate, is_dir) for candidate, is_dir in candidates
     )

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 ENTRIES_BY_CODE: Dict[str, RuleEntry] = {entry.code: entry for entry in RULES}
 ENTRIES_BY_NAME: Dict[str, RuleEntry] = {entry.name: entry for entry in RULES}
 ALL_CODES: FrozenSet[str] = frozenset(ENTRIES_BY_CODE)
+VALID_SELECTORS = "(valid: a rule code, a code prefix such as `TL2`, a rule name, or `ALL`; see `trainlint rules`)"
 
 
 class SelectorError(ValueError):
@@ -57,7 +58,7 @@ def expand_selector(selector: str, origin: str) -> FrozenSet[str]:
         candidates = sorted(ALL_CODES) + sorted(ENTRIES_BY_NAME)
         close = difflib.get_close_matches(text, candidates, n=1)
         hint = f"; did you mean `{close[0]}`?" if close else ""
-        raise SelectorError(f"Unknown rule selector `{text}` in {origin}{hint}")
+        raise SelectorError(f"Unknown rule selector `{text}` in {origin}{hint} {VALID_SELECTORS}")
     return matched
 
 

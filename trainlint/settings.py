@@ -58,9 +58,12 @@ class Settings:
         return any(_glob_match(path, self.root, pattern) for pattern in paths)
 
     def is_excluded_with_parents(self, path: Path) -> bool:
-        """For explicitly named files: excluded themselves or inside an excluded folder under the root."""
+        """For explicitly named paths: excluded themselves or inside an excluded folder under the root.
+        The root and the folders above it never are: a project may live in ``~/build/project``."""
         absolute = path.resolve()
         root = self.root.resolve()
+        if absolute == root or absolute in root.parents:
+            return False
         candidates = [absolute] + [p for p in absolute.parents if root in p.parents]
         return any(self.is_excluded(candidate) for candidate in candidates)
 

@@ -84,6 +84,14 @@ def test_a_fifo_named_py_is_refused_without_waiting_on_it(demo: Path) -> None:
     assert "error: pipe.py: cannot read: not a regular file" in result.stderr
 
 
+def test_a_fifo_named_on_the_command_line_is_refused_as_such(demo: Path) -> None:
+    """Not "Not a directory": a path that is no folder is read as a file, and refused as one."""
+    os.mkfifo(demo / "pipe.py")
+    result = run_for(60, "check", "pipe.py", "m.py", cwd=demo)
+    assert (result.returncode, result.stdout.splitlines()[0]) == (2, E_TL702)
+    assert result.stderr.splitlines() == ["error: pipe.py: cannot read: not a regular file"]
+
+
 def test_a_folder_named_like_a_python_file_is_walked(demo: Path) -> None:
     write(demo, {"pkg.py/inner.py": AUTOCAST})
     for args in ((), ("pkg.py", "m.py")):

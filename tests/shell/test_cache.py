@@ -138,3 +138,11 @@ def test_fixing_after_a_cached_check_still_fixes(many_files: Path) -> None:
     assert result.stdout.splitlines()[-2].startswith("Found ")
     assert "(8 fixed," in result.stdout
     assert "TL701" not in report()
+
+
+def test_runs_from_a_subfolder_share_the_cache_beside_the_configuration(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(project, {"trainlint.yaml": "ignore: [TL801]\n", "pkg/a.py": AUTOCAST})
+    monkeypatch.chdir(project / "pkg")
+    assert invoke("check", ".").exit_code == 1
+    assert len(cache_files(project)) == 1
+    assert not (project / "pkg" / cache.CACHE_DIRNAME).exists()

@@ -193,6 +193,16 @@ def test_unknown_selector_is_a_one_line_error_exit_2(project: Path, flags, messa
     assert result.stderr.startswith("trainlint: error: ")
 
 
+def test_unknown_selector_says_what_is_valid(project: Path) -> None:
+    """No close match to suggest: the error still tells the user what a selector may be."""
+    write(project, {"m.py": ALL_THREE})
+    from_cli = invoke("check", "--select", "E501")
+    write(project, {"trainlint.yaml": "select: [XYZ]\n"})
+    for result in (from_cli, invoke("check")):
+        assert result.exit_code == 2
+        assert "(valid: a rule code, a code prefix such as `TL2`, a rule name, or `ALL`; see `trainlint rules`)" in result.stderr
+
+
 # --- report options ---------------------------------------------------------------------------
 
 
@@ -283,6 +293,23 @@ def test_stdin_full_format_shows_the_source_line(project: Path) -> None:
     assert "   3 | with torch.cuda.amp.autocast():" in result.stdout
 
 
+
+
+@pytest.mark.parametrize("stdin_filename", ["build/x.py", "gen/x.py", "legacy/x.py"])
+def test_force_exclude_passes_excluded_stdin_through_untouched(project: Path, stdin_filename: str) -> None:
+    """Editors pipe every buffer with --force-exclude; an excluded one is neither reported nor fixed (as Ruff)."""
+    write(project, {".gitignore": "gen/\n", "trainlint.yaml": "extend-exclude: [legacy]\n"})
+    check = invoke("check", "--force-exclude", "--stdin-filename", stdin_filename, "-", stdin=AUTOCAST.encode())
+    assert (check.exit_code, check.stdout) == (0, "All checks passed!\n")
+    fix = invoke("check", "--fix", "--force-exclude", "--stdin-filename", stdin_filename, "-", stdin=AUTOCAST.encode())
+    assert (fix.exit_code, fix.stdout) == (0, AUTOCAST)
+    diff = invoke("fix", "--force-exclude", "--stdin-filename", stdin_filename, stdin=AUTOCAST.encode())
+    assert (diff.exit_code, diff.stdout) == (0, "")
+
+
+def test_force_exclude_still_checks_stdin_named_after_an_included_path(project: Path) -> None:
+    result = invoke("check", "--fix", "--force-exclude", "--stdin-filename", "src/x.py", "-", stdin=AUTOCAST.encode())
+    assert (result.exit_code, result.stdout) == (0, AUTOCAST_FIXED)
 # --- colours ----------------------------------------------------------------------------------
 
 

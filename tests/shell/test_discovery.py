@@ -47,6 +47,15 @@ def test_a_nested_gitignore_can_reinclude(project: Path) -> None:
     assert checked() == ["a/b/x.py"]
 
 
+def test_gitignore_classes_escapes_and_trailing_spaces_follow_git(project: Path) -> None:
+    """As `git check-ignore` decides: `[!0-9]` negates, a backslash quotes `#`, `!`, `[` and a space."""
+    names = ["data1.py", "dataa.py", "#notes.py", "!keep.py", "x[1].py", "x1.py", "sp .py", "a-b.py", "ab.py", "trail.py"]
+    write(project, {name: EVAL for name in names})
+    patterns = ["data[!0-9].py", "\\#notes.py", "\\!keep.py", "x\\[1\\].py", "sp\\ .py", "a[-]b.py", "trail.py   "]
+    write(project, {".gitignore": "\n".join(patterns) + "\n"})
+    assert checked() == ["ab.py", "data1.py", "x1.py"]
+
+
 def test_gitignore_of_the_repository_applies_when_checking_a_subfolder(project: Path) -> None:
     (project / ".git").mkdir()
     write(project, {".gitignore": "*_pb2.py\n", "src/m.py": EVAL, "src/m_pb2.py": EVAL})
@@ -73,6 +82,21 @@ def test_force_exclude_drops_excluded_explicit_files(project: Path) -> None:
 def test_force_exclude_keeps_other_explicit_files(project: Path) -> None:
     write(project, {"build/b.py": EVAL, "m.py": EVAL})
     assert checked("--force-exclude", "build/b.py", "m.py") == ["m.py"]
+
+
+def test_force_exclude_drops_excluded_explicit_folders(project: Path) -> None:
+    write(project, {"build/b.py": EVAL, "gen/g.py": EVAL, "legacy/l.py": EVAL, "src/m.py": EVAL})
+    write(project, {".gitignore": "gen/\n", "trainlint.yaml": "extend-exclude: [legacy]\n"})
+    assert checked("build", "gen", "legacy", "src") == ["build/b.py", "gen/g.py", "legacy/l.py", "src/m.py"]
+    assert checked("--force-exclude", "build", "gen", "legacy", "src") == ["src/m.py"]
+
+
+def test_force_exclude_never_drops_the_project_itself(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A checkout may live in a folder whose name is excluded (``~/build/project``, ``dist``)."""
+    project = tmp_path / "build"
+    write(project, {"m.py": EVAL})
+    monkeypatch.chdir(project)
+    assert checked("--force-exclude", ".") == checked("--force-exclude", str(project)) == ["m.py"]
 
 
 def test_directory_symlink_loop_terminates_and_each_file_is_checked_once(project: Path) -> None:
