@@ -17,25 +17,42 @@ from trainlint.rule import CstFix, Import, Rule
 FILTER_HELPER = '''\
 @functools.lru_cache(maxsize=None)
 def _forward_parameters(model_class):
-    """The keyword parameters of ``model_class.forward``, or None when it takes ``**kwargs``."""
+    """The keyword parameter names of ``model_class.forward``, and whether it also takes ``**kwargs``."""
     parameters = list(inspect.signature(model_class.forward).parameters.values())[1:]  # drop ``self``
-    if any(parameter.kind is parameter.VAR_KEYWORD for parameter in parameters):
-        return None
     keyword_kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-    return frozenset(parameter.name for parameter in parameters if parameter.kind in keyword_kinds)
+    names = frozenset(parameter.name for parameter in parameters if parameter.kind in keyword_kinds)
+    return names, any(parameter.kind is parameter.VAR_KEYWORD for parameter in parameters)
+
+
+def _wrapped_model(model):
+    """The model that gets the batch through ``torch.compile`` and wrappers such as DataParallel.
+
+    Their ``forward`` names no parameter and hands every input to ``_orig_mod`` or ``module``.
+    """
+    while True:
+        inner = getattr(model, "_orig_mod", None)
+        if inner is None and not _forward_parameters(type(model))[0]:
+            inner = getattr(model, "module", None)
+        if inner is model or not hasattr(type(inner), "forward"):
+            return model
+        model = inner
 
 
 def _forward_kwargs(model, batch):
-    """The items of ``batch`` that ``model.forward`` accepts.
+    """The items of ``batch`` that the model's ``forward`` accepts.
 
-    A ``label`` key goes in as ``labels`` when forward takes ``labels`` but not ``label``.
+    A ``label`` key goes in as ``labels`` when forward takes ``labels`` but not ``label``;
+    labels that forward takes under no name raise instead of being dropped without a loss.
     """
-    accepted = _forward_parameters(type(model))
-    if accepted is None:
+    model_class = type(_wrapped_model(model))
+    accepted, takes_any_keyword = _forward_parameters(model_class)
+    if takes_any_keyword:
         return batch
     kwargs = {key: value for key, value in batch.items() if key in accepted}
     if "label" in batch and "labels" in accepted and "label" not in accepted:
         kwargs.setdefault("labels", batch["label"])
+    if {"label", "labels"} & batch.keys() and not {"label", "labels"} & kwargs.keys():
+        raise TypeError(f"{model_class.__name__}.forward() takes neither 'label' nor 'labels': pass them by its name")
     return kwargs
 '''
 HELPER_NAME = "_forward_kwargs"
@@ -48,19 +65,21 @@ class UnfilteredBatchKwargs(Rule):
 
     The evidence is one of: a Dataset defined in the module whose
     `__getitem__` adds `idx`, raw text or a path (kept by the default collate or by
-    a collate that copies every key), a model class defined in the module whose
-    `forward` lacks a key the batch provably carries, or a `load_dataset(...)`
-    column read by the tokenizer and never removed. The batch may come from a
-    loader loop (also `enumerate(loader)` and `next(iter(loader))`), from
-    `{k: v.to(device) for k, v in batch.items()}`, from a helper in the module that
-    moves every key, or as the `batch` parameter of a per-step method called from
-    such a loop.
+    a collate that copies every key), a model class defined in the module (also
+    inside DataParallel or `torch.compile`) whose `forward` lacks a key the batch
+    provably carries, or a `load_dataset(...)` column read by the tokenizer and
+    never removed. The batch may come from a loader loop (also
+    `enumerate(loader)`, `next(iter(loader))` and a loader given back by
+    `accelerator.prepare`), from `{k: v.to(device) for k, v in batch.items()}`,
+    from a helper in the module that moves every key, or as the `batch` parameter
+    of a per-step method called from such a loop.
 
     It stays silent without that evidence: tokenizer outputs, batches from a
     library collator, data filtered upstream (`map(..., remove_columns=...)`,
     `set_format(columns=...)`), dict comprehensions with an `if`, keys removed with
     `batch.pop(...)`, and calls of anything that is not model-like
-    (`factory(**options)`).
+    (`factory(**options)`, or a function, class or import whose name merely
+    contains `model` or `net`, such as `log_model_inputs(**batch)`).
 
     ## Why is this bad
     Python passes every key as a keyword argument, so training dies on the first
@@ -88,18 +107,23 @@ class UnfilteredBatchKwargs(Rule):
     ```
     where `_forward_kwargs` (inserted once per module by the fix, standard library
     only) keeps the keys of `inspect.signature(type(model).forward)`, read once per
-    model class, keeps every key when `forward` takes `**kwargs`, and passes a
-    `label` key as `labels` when `forward` takes `labels` but not `label`.
+    model class and looking through `torch.compile` and DataParallel wrappers,
+    keeps every key when `forward` takes `**kwargs`, and passes a `label` key as
+    `labels` when `forward` takes `labels` but not `label`.
 
     ## Fix safety
     Unsafe: it changes which keys reach the model. Keys that `forward` does not
     declare are dropped instead of raising, and `label` is renamed to `labels`
     when only `labels` is accepted, so the loss is computed rather than silently
-    skipped. A model wrapped in something whose `forward` takes `**kwargs`
-    (DistributedDataParallel, `torch.compile`) still receives every key.
+    skipped. Labels that `forward` takes under neither name are never dropped:
+    there is no fix when the module shows that signature, and the helper raises
+    `TypeError` when it meets one at run time. A model wrapped by
+    `torch.compile`, DataParallel or DistributedDataParallel is filtered by the
+    `forward` of the model inside it (`_orig_mod`, `.module`); a model whose own
+    `forward` takes `**kwargs` still receives every key.
 
     ## Evidence
-    `fixtures/TL301_unfiltered_batch_kwargs/` (five bad cases with their fixed
+    `fixtures/TL301_unfiltered_batch_kwargs/` (six bad cases with their fixed
     snapshots, and one ok case per silent shape above) and
     `tests/test_runtime_TL301.py`: every bad fixture raises the `TypeError` naming
     its extra key, and its fixed snapshot trains with per-step losses equal to
@@ -121,8 +145,12 @@ class UnfilteredBatchKwargs(Rule):
             return
         signature = analysis.forward_signature(model)
         extra = _extra_keys(keys, signature)
-        if extra:
-            message = self._message(node, batch_argument, keys, extra, signature)
+        if not extra:
+            return
+        message = self._message(node, batch_argument, keys, extra, signature)
+        if _drops_labels(keys, signature):
+            self.report(node, message + "; no fix: filtering would drop the labels, forward() takes them under no name")
+        else:
             self.report(node, message, fix=_filter_fix(model, batch_argument))
 
     def _message(
@@ -170,6 +198,16 @@ def _label_note(keys: KeyMap, signature: Optional[ForwardSignature]) -> str:
     if "labels" in signature.names and "label" not in signature.names:
         return "; forward() takes 'labels': the fix passes 'label' as 'labels'"
     return ""
+
+
+def _drops_labels(keys: KeyMap, signature: Optional[ForwardSignature]) -> bool:
+    """The batch's ``label``/``labels`` would reach a known forward under no name: the helper would raise."""
+    if signature is None:
+        return False
+    reach = ("label" in keys and (signature.accepts("label") or signature.accepts("labels"))) or (
+        "labels" in keys and signature.accepts("labels")
+    )
+    return ("label" in keys or "labels" in keys) and not reach
 
 
 def _filter_fix(model: cst.BaseExpression, batch: cst.Arg) -> CstFix:

@@ -58,6 +58,7 @@ loader = DataLoader(Items(), batch_size=4)
         ("ok_library_collator.py", ", collate_fn=TokenizeAndPad(tokenizer, max_length=128)", "", "idx"),
         ("ok_factory_kwargs.py", "describe(**batch)", "model(**batch)", "idx"),
         ("ok_kwargs_forward.py", ", **metadata", "", "idx"),
+        ("ok_model_named_functions.py", "print(summarize_model_inputs(**batch))", "print(self.model(**batch))", "idx"),
     ],
 )
 def test_ok_fixture_is_reported_once_its_guard_is_removed(fixture: str, correct: str, broken: str, key: str) -> None:
@@ -329,3 +330,104 @@ def test_helper_keeps_forward_parameters_and_renames_label_only_when_needed(help
     assert forward_kwargs(TakesAll(), batch) == batch
     forward_kwargs(Strict(), batch)
     assert helper["_forward_parameters"].cache_info().currsize == 3  # once per model class
+
+
+def test_helper_looks_through_compile_and_data_parallel_to_the_model_that_gets_the_batch(helper) -> None:
+    torch = pytest.importorskip("torch")
+
+    class Strict(torch.nn.Module):
+        def forward(self, input_ids, labels=None):
+            return input_ids
+
+    class PassesOn(torch.nn.Module):  # names no parameter: hands every input to ``module``
+        def __init__(self, module) -> None:
+            super().__init__()
+            self.module = module
+
+        def forward(self, *args, **kwargs):
+            return self.module(*args, **kwargs)
+
+    class OwnModuleAttribute(torch.nn.Module):  # takes its own parameters: its ``module`` is not the target
+        def __init__(self) -> None:
+            super().__init__()
+            self.module = Strict()
+
+        def forward(self, input_ids, idx=None, **kwargs):
+            return input_ids
+
+    batch = {"input_ids": 1, "label": 3, "idx": 4}
+    forward_kwargs = helper["_forward_kwargs"]
+    expected = {"input_ids": 1, "labels": 3}
+    assert forward_kwargs(torch.compile(Strict()), batch) == expected  # forward is ``_forward_unimplemented``
+    assert forward_kwargs(torch.nn.DataParallel(Strict()), batch) == expected
+    assert forward_kwargs(PassesOn(torch.compile(Strict())), batch) == expected
+    assert forward_kwargs(OwnModuleAttribute(), batch) == batch
+    assert forward_kwargs(PassesOn("a name, not a module"), batch) == batch
+
+
+def test_model_wrapped_in_data_parallel_or_compile_is_checked_against_the_wrapped_forward() -> None:
+    model = textwrap.dedent(
+        """
+        class Classifier(torch.nn.Module):
+            def forward(self, input_ids, labels=None, idx=None):
+                return input_ids
+
+        model = {wrapped}
+        for batch in loader:
+            model(**batch)
+        """
+    )
+    for wrapped in ("torch.nn.DataParallel(Classifier())", "torch.compile(Classifier().to('cpu'), mode='max-autotune')"):
+        assert not messages(DATASET + model.format(wrapped=wrapped))
+        found = messages(DATASET + model.replace(", idx=None", "").format(wrapped=wrapped))
+        assert len(found) == 1 and "Classifier.forward()" in found[0] and "'idx'" in found[0]
+
+
+@pytest.mark.parametrize(
+    "prepare",
+    [
+        "model, optimizer, loader = accelerator.prepare(model, optimizer, loader)",
+        "loader = accelerator.prepare(loader)\nmodel = accelerator.prepare(model)",
+    ],
+    ids=["unpacked", "one-by-one"],
+)
+def test_accelerator_prepare_gives_back_the_same_loader_and_model(prepare: str) -> None:
+    model = "class Classifier(torch.nn.Module):\n    def forward(self, input_ids, labels=None):\n        return input_ids\n\n"
+    model += "model = Classifier()\noptimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+    loop = "for batch in loader:\n    model(**batch)\n"
+    found = messages(DATASET + model + prepare + "\n" + loop)
+    assert len(found) == 1 and "Classifier.forward()" in found[0] and "'idx'" in found[0]
+    unknown = "model, loader = accelerator.prepare(*parts)" if "," in prepare else "loader = accelerator.prepare(loader, model)"
+    assert not messages(DATASET + model + unknown + "\n" + loop)
+
+
+def test_no_fix_when_filtering_would_drop_labels_that_forward_takes_under_another_name() -> None:
+    source = DATASET + textwrap.dedent(
+        """
+        class Classifier(torch.nn.Module):
+            def forward(self, input_ids, targets=None):
+                return input_ids
+
+        model = Classifier()
+        for batch in loader:
+            model(**batch)
+        """
+    )
+    [message] = messages(source)
+    assert "'labels'" in message and "no fix" in message
+    fixed = fix_source(textwrap.dedent(source), "case.py", SETTINGS, unsafe_fixes=True)
+    assert not fixed.errors and not fixed.applied.get("TL301")
+
+
+def test_helper_raises_rather_than_drop_labels_that_forward_does_not_take(helper) -> None:
+    torch = pytest.importorskip("torch")
+
+    class Targets(torch.nn.Module):
+        def forward(self, input_ids, targets=None):
+            return input_ids
+
+    forward_kwargs = helper["_forward_kwargs"]
+    for labels in ("label", "labels"):
+        with pytest.raises(TypeError, match="takes neither 'label' nor 'labels'"):
+            forward_kwargs(Targets(), {"input_ids": 1, labels: 2, "idx": 3})
+    assert forward_kwargs(Targets(), {"input_ids": 1, "targets": 2, "idx": 3}) == {"input_ids": 1, "targets": 2}

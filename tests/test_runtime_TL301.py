@@ -28,6 +28,7 @@ EXTRA_KEY = {
     "bad_training_step_method.py": "source",
     "bad_enumerate_loader.py": "text",
     "bad_same_module_model.py": "label",
+    "bad_data_parallel_wrapper.py": "row",
 }
 
 

@@ -21,6 +21,7 @@ Where keys come from:
 - a Hugging Face ``datasets`` chain: the columns a ``.map`` function reads stay
   unless ``remove_columns``, ``select_columns`` or ``set_format(columns=...)``
   narrows them;
+- ``accelerator.prepare(...)``, which gives back each loader and model it gets;
 - derivations that keep every key: ``{k: v.to(device) for k, v in batch.items()}``,
   ``batch.to(device)``, ``dict(batch)``, a helper here that returns such a
   comprehension, and a parameter of a function called with a batch.
@@ -57,6 +58,15 @@ DEFAULT_COLLATES = frozenset(
 # Methods returning the module they are called on, or a batch with the same keys.
 MODULE_PASSTHROUGH = frozenset({"to", "cuda", "cpu", "train", "float", "half", "double", "bfloat16"})
 BATCH_PASSTHROUGH = frozenset({"to", "cuda", "cpu", "copy"})
+# Wrappers whose ``forward`` hands every keyword argument to the module they wrap.
+MODEL_WRAPPERS = frozenset(
+    {
+        "torch.compile",
+        "torch.nn.DataParallel",
+        "torch.nn.parallel.DataParallel",
+        "torch.nn.parallel.DistributedDataParallel",
+    }
+)
 # ``datasets.Dataset`` methods that keep every column.
 HF_KEEP_COLUMNS = frozenset({"filter", "shuffle", "select", "sort", "train_test_split", "flatten_indices"})
 
@@ -131,11 +141,21 @@ class BatchKeys:
         return ForwardSignature(model_class.name.value, names, var_keyword, exhaustive=not forward.decorators)
 
     def is_model_like(self, callee: cst.BaseExpression) -> bool:
-        """``model``, ``self.net``, ``bert_model``, or a name bound to an instance of a class defined here."""
+        """``model``, ``self.net``, ``bert_model``, or a name bound to an instance of a class defined here.
+
+        Never a name bound to a ``def``, a ``class`` or an import, whatever it is called.
+        """
         name = dotted(callee)
-        if name is None:
+        if name is None or self._names_code(name, callee):
             return False
         return bool(MODEL_NAME.search(name.rsplit(".", 1)[-1])) or self._model_class_defined_here(callee)
+
+    def _names_code(self, name: str, callee: cst.BaseExpression) -> bool:
+        """A function, method, class or import: calling it runs no model's ``forward`` (``log_model_inputs(**b)``)."""
+        code = (cst.FunctionDef, cst.ClassDef, cst.ImportAlias)
+        return self._function_named(callee) is not None or any(
+            isinstance(binding.node, code) for binding in self._bindings(name, callee)
+        )
 
     def _model_class_defined_here(self, callee: cst.BaseExpression) -> bool:
         model_class = self._instantiated_class(callee, frozenset())
@@ -230,6 +250,9 @@ class BatchKeys:
     def _loader_keys(self, loader: cst.BaseExpression, visiting: Visiting) -> Bound:
         if isinstance(loader, cst.Call) and self._is_dataloader(loader):
             return self._dataloader_keys(loader, visiting)
+        prepared = _prepared_argument(loader)
+        if prepared is not None:
+            return self._loader_keys(prepared, visiting)
         if isinstance(loader, (cst.Name, cst.Attribute)):
             return self._resolve(loader, visiting, self._loader_binding_keys, unbound=lambda: self._module_loader_keys)
         return {}
@@ -409,7 +432,7 @@ class BatchKeys:
         return self._expression_class(value, visiting) if binding.kind == "value" else _UNKNOWN  # type: ignore[arg-type]
 
     def _expression_class(self, value: cst.BaseExpression, visiting: Visiting) -> object:
-        """``Model(...)``, ``Model.from_pretrained(...)``, ``model.to(device)``: the class, as above."""
+        """``Model(...)``, ``Model.from_pretrained(...)``, ``model.to(device)``, ``DataParallel(Model())``: as above."""
         if isinstance(value, (cst.Name, cst.Attribute)):
             return self._instantiated_class(value, visiting)
         if not isinstance(value, cst.Call):
@@ -417,6 +440,11 @@ class BatchKeys:
         func = value.func
         if isinstance(func, cst.Attribute) and func.attr.value in MODULE_PASSTHROUGH:
             return self._expression_class(func.value, visiting)
+        if self.facts.qualified_name(func) in MODEL_WRAPPERS and value.args and value.args[0].keyword is None:
+            return self._expression_class(value.args[0].value, visiting)  # the wrapped module gets the batch
+        prepared = _prepared_argument(value)
+        if prepared is not None:
+            return self._expression_class(prepared, visiting)
         if isinstance(func, cst.Attribute) and func.attr.value == "from_pretrained":
             func = func.value
         return self._class_named(func) or _UNKNOWN
@@ -577,6 +605,33 @@ def _string_key(node: cst.CSTNode) -> Optional[str]:
 
 def _keyword_argument(call: cst.Call, keyword: str) -> Optional[cst.BaseExpression]:
     return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == keyword), None)
+
+
+def _prepare_arguments(value: cst.BaseExpression) -> Optional[List[cst.BaseExpression]]:
+    """The objects handed to ``accelerator.prepare(...)``, which gives back each one, wrapped, in its place."""
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "prepare"):
+        return None
+    if any(argument.star or argument.keyword is not None for argument in value.args):
+        return None
+    return [argument.value for argument in value.args]
+
+
+def _prepared_argument(value: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """``loader`` in ``loader = accelerator.prepare(loader)``."""
+    arguments = _prepare_arguments(value)
+    return arguments[0] if arguments is not None and len(arguments) == 1 else None
+
+
+def _prepared_pairs(
+    target: cst.BaseExpression, value: cst.BaseExpression
+) -> Optional[List[Tuple[cst.BaseExpression, cst.BaseExpression]]]:
+    """``model, loader = accelerator.prepare(model, loader)``: each target with the object passed in its place."""
+    arguments = _prepare_arguments(value)
+    if arguments is None or not isinstance(target, (cst.Tuple, cst.List)) or len(target.elements) != len(arguments):
+        return None
+    if any(isinstance(element, cst.StarredElement) for element in target.elements):
+        return None
+    return [(element.value, argument) for element, argument in zip(target.elements, arguments)]
 
 
 def _iter_argument(expression: cst.BaseExpression) -> Optional[cst.BaseExpression]:
@@ -837,7 +892,8 @@ class _BindingCollector(cst.CSTVisitor):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
-            self._add(target.target, "value", node.value)
+            for name, value in _prepared_pairs(target.target, node.value) or [(target.target, node.value)]:
+                self._add(name, "value", value)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         self._add(node.target, "value" if node.value is not None else "other", node.value or node)
