@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import inspect
 from typing import Optional
 
@@ -41,9 +40,7 @@ def rule_markdown(code_or_name: str) -> Optional[str]:
 
 
 def unknown_rule_message(code_or_name: str) -> str:
-    close = difflib.get_close_matches(code_or_name, list(registry.ENTRIES_BY_CODE) + list(registry.ENTRIES_BY_NAME), n=1)
-    hint = f"; did you mean `{close[0]}`?" if close else ""
-    return f"Unknown rule `{code_or_name}`{hint} (see `trainlint rules`)"
+    return f"Unknown rule `{code_or_name}`{registry.did_you_mean(code_or_name)} (see `trainlint rules`)"
 
 
 def summary(code: str) -> str:

@@ -55,11 +55,20 @@ def expand_selector(selector: str, origin: str) -> FrozenSet[str]:
     prefix = text.upper()
     matched = frozenset(code for code in ALL_CODES if code.startswith(prefix))
     if not matched or not prefix.startswith("TL"):
-        candidates = sorted(ALL_CODES) + sorted(ENTRIES_BY_NAME)
-        close = difflib.get_close_matches(text, candidates, n=1)
-        hint = f"; did you mean `{close[0]}`?" if close else ""
-        raise SelectorError(f"Unknown rule selector `{text}` in {origin}{hint} {VALID_SELECTORS}")
+        raise SelectorError(f"Unknown rule selector `{text}` in {origin}{did_you_mean(text)} {VALID_SELECTORS}")
     return matched
+
+
+def did_you_mean(text: str) -> str:
+    """``; did you mean `X`?`` for the rule code or name closest to ``text``, or nothing.
+
+    A name is often typed by its first words (``cuda-amp``), which a plain
+    similarity ratio rejects against the long full name, so a prefix comes first.
+    """
+    lowered = text.strip().lower()
+    by_prefix = sorted(name for name in ENTRIES_BY_NAME if lowered and name.startswith(lowered))
+    close = by_prefix or difflib.get_close_matches(text, sorted(ALL_CODES) + sorted(ENTRIES_BY_NAME), n=1)
+    return f"; did you mean `{close[0]}`?" if close else ""
 
 
 def expand_selectors(selectors: Iterable[str], origin: str) -> FrozenSet[str]:

@@ -375,7 +375,14 @@ def test_rule_syntax_error_is_documented() -> None:
     assert invoke("rule", "TL001").stdout.startswith("# syntax-error (TL001)")
 
 
-@pytest.mark.parametrize("key, hint", [("TL7011", "did you mean `TL701`?"), ("demo-evil", "did you mean `demo-eval`?")])
+@pytest.mark.parametrize(
+    "key, hint",
+    [
+        ("TL7011", "did you mean `TL701`?"),
+        ("demo-evil", "did you mean `demo-eval`?"),
+        ("demo-cu", "did you mean `demo-cuda-autocast`?"),  # the first words of a long name
+    ],
+)
 def test_unknown_rule_is_exit_2_with_did_you_mean(key: str, hint: str) -> None:
     result = invoke("rule", key)
     assert result.exit_code == 2
