@@ -38,7 +38,12 @@ class Site:
     how: str  # "sum" (``+=``, ``acc = acc + x``), "append", or "store" (``d[k] = x``)
     storage: str
     value: cst.BaseExpression
-    into_element: bool  # the storage is a list or dict whose elements receive the value
+    levels: int  # subscripts from the storage to the value: ``total`` 0, ``d[k]`` 1, ``self.h["loss"].append`` 2
+
+    @property
+    def keyed(self) -> bool:
+        """The storage's first level is indexed by keys (a dict), not a list of stored values."""
+        return self.how != "append" or self.levels > 1
 
 
 class UndetachedLossAccumulation(Rule):
@@ -49,10 +54,15 @@ class UndetachedLossAccumulation(Rule):
     The value is a loss, a model output, or anything `.backward()` is
     called on, computed with grad enabled; the storage is a local bound
     before the step loop, or an attribute: `total += loss`,
-    `losses.append(loss)`, `history.append({"step": s, "loss": loss})`,
-    `totals[name] += loss`, `self.train_losses[k] += loss[k]` in a method
-    called from the training loop, Lightning's
-    `self.training_step_outputs.append(loss)`.
+    `self.epoch_loss += loss`, a moving average
+    `smoothed = 0.9 * smoothed + 0.1 * loss`, `losses.append(loss)`,
+    `history.append({"step": s, "loss": loss})` (also a dict filled with
+    the loss in the step, then appended), `totals[name] += loss`,
+    `self.train_losses[k] += loss[k]` in a method called from the training
+    loop, Lightning's `self.training_step_outputs.append(loss)`. The step
+    loop may train through a same-module function (`total +=
+    train_step(model, batch)` where `train_step` calls `backward()` and
+    returns the loss).
 
     ## Why is this bad
     The stored tensor references its `grad_fn`, and through it the autograd
@@ -64,7 +74,8 @@ class UndetachedLossAccumulation(Rule):
     Deliberately silent: values detached on the way (`.item()`, `.detach()`,
     `float()`, `.cpu().numpy()`, a step function returning `loss.item()`);
     sums and lists under `torch.no_grad()` or `torch.inference_mode()` and in
-    `validation_step`/`test_step`; a loss being built before `backward()`
+    `validation_step`/`test_step` (also `total += loss` under `no_grad` of a
+    loss computed with grad: the addition records nothing); a loss being built before `backward()`
     (`loss += crit(head(x), y)` then `loss.backward()`); accumulators reset
     inside the step loop (gradient-accumulation sums zeroed at each optimizer
     step) or, for attributes, in another per-step method; local lists
@@ -115,7 +126,7 @@ class UndetachedLossAccumulation(Rule):
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.operator, (cst.AddAssign, cst.SubtractAssign)):
-            self._add_site(node, "sum", node.target, node.value, isinstance(node.target, cst.Subscript))
+            self._add_site(node, "sum", node.target, node.value)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if len(node.targets) != 1:
@@ -123,21 +134,22 @@ class UndetachedLossAccumulation(Rule):
         target = node.targets[0].target
         addend = _self_addend(self.facts.code, target, node.value)
         if addend is not None:
-            self._add_site(node, "sum", target, addend, isinstance(target, cst.Subscript))
+            self._add_site(node, "sum", target, addend)
         elif isinstance(target, cst.Subscript):
-            self._add_site(node, "store", target, node.value, True)
+            self._add_site(node, "store", target, node.value)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "append" and len(node.args) == 1 and not node.args[0].star:
-            self._add_site(node, "append", func.value, node.args[0].value, True)
+            self._add_site(node, "append", func.value, node.args[0].value, element=True)
 
     def _add_site(
-        self, node: cst.CSTNode, how: str, target: cst.BaseExpression, value: cst.BaseExpression, into_element: bool
+        self, node: cst.CSTNode, how: str, target: cst.BaseExpression, value: cst.BaseExpression, element: bool = False
     ) -> None:
+        """Record a store; ``element``: the value becomes an element of ``target`` (``append``), not ``target`` itself."""
         storage = storage_path(target)
         if storage is not None:
-            self._sites.append(Site(node, how, storage, value, into_element))
+            self._sites.append(Site(node, how, storage, value, _subscript_depth(target) + int(element)))
 
     def leave_Module(self, original_node: cst.Module) -> None:
         per_step = [site for site in self._sites if self._runs_per_step(site.node)]
@@ -145,6 +157,7 @@ class UndetachedLossAccumulation(Rule):
             return  # most modules: no need for the graph analysis
         graph = self.facts.fact(GraphValues)
         per_step = [site for site in per_step if site.how != "store" or self._new_key_every_step(graph, site.node)]
+        per_step = [site for site in per_step if not _adds_without_grad(graph, site)]
         reported: Set[cst.CSTNode] = set()
         for site in per_step:
             atoms = [(a, k) for a, k in graph.graph_atoms(site.value) if not self._comes_from(graph, a, reported, 0)]
@@ -155,8 +168,8 @@ class UndetachedLossAccumulation(Rule):
     # ----- detection ------------------------------------------------------------------
 
     def _runs_per_step(self, node: cst.CSTNode) -> bool:
-        in_loop = self.facts.fact(TrainingLoops).in_training_loop(node)
-        return in_loop or self.facts.fact(StepMethods).step_function_of(node) is not None
+        steps = self.facts.fact(StepMethods)
+        return steps.in_step_loop(node) or steps.step_function_of(node) is not None
 
     def _comes_from(self, graph: GraphValues, atom: cst.BaseExpression, reported: Set[cst.CSTNode], depth: int) -> bool:
         """True when ``atom`` only carries a graph through an accumulator already reported (fixed at its source)."""
@@ -232,7 +245,7 @@ class UndetachedLossAccumulation(Rule):
         pipeline schedule's microbatch losses cleared in every ``step``).
         """
         for target, value, statement in graph.assignments():
-            if _is_reset_of(self.facts.code, target, value, storage) and where(statement):
+            if dotted(target) == storage and "." in storage and self._resets(statement) and where(statement):
                 return True
         for reference in _references(graph, self.facts.module, storage):
             parent = self.facts.parent(reference)
@@ -305,8 +318,8 @@ class UndetachedLossAccumulation(Rule):
         for use in self._uses(graph, site):
             if any(graph.contains(s, use) for s in sites):
                 continue
-            if site.into_element:
-                reads |= self._container_read(use, keyed=site.how != "append", nesting=nesting)
+            if site.levels:
+                reads |= self._container_read(use, keyed=site.keyed, nesting=nesting + site.levels - 1)
             else:
                 reads |= self._value_read(use, 0, nesting)
         return frozenset(reads)
@@ -415,19 +428,42 @@ def _references(graph: GraphValues, within: cst.CSTNode, storage: str) -> List[c
 
 
 def _self_addend(code, target: cst.BaseExpression, value: cst.BaseExpression) -> Optional[cst.BaseExpression]:
-    """``x`` for ``acc = acc + x`` or ``acc = x + acc``, else None."""
+    """``x`` for ``acc = acc + x``, ``acc = x + acc`` or a moving average ``acc = 0.9 * acc + 0.1 * x``, else None."""
     if not isinstance(value, cst.BinaryOperation) or not isinstance(value.operator, cst.Add):
         return None
-    if code(value.left) == code(target):
+    if _scales(code, value.left, target):
         return value.right
-    if code(value.right) == code(target):
+    if _scales(code, value.right, target):
         return value.left
     return None
 
 
-def _is_reset_of(code, target: cst.BaseExpression, value: cst.BaseExpression, storage: str) -> bool:
-    """``storage = <fresh value>`` (not ``storage = storage + x``)."""
-    return dotted(target) == storage and "." in storage and _self_addend(code, target, value) is None
+def _scales(code, term: cst.BaseExpression, target: cst.BaseExpression) -> bool:
+    """``term`` is ``target`` itself, or ``target`` multiplied or divided by something (``0.9 * acc``, ``acc / 2``)."""
+    if code(term) == code(target):
+        return True
+    scaling = (cst.Multiply, cst.Divide)
+    if isinstance(term, cst.BinaryOperation) and isinstance(term.operator, scaling):
+        return code(term.left) == code(target) or (isinstance(term.operator, cst.Multiply) and code(term.right) == code(target))
+    return False
+
+
+def _subscript_depth(target: cst.BaseExpression) -> int:
+    """How many subscripts ``target`` applies to its storage: ``self.h["loss"][0]`` has 2."""
+    depth = 0
+    while isinstance(target, cst.Subscript):
+        depth, target = depth + 1, target.value
+    return depth
+
+
+def _adds_without_grad(graph: GraphValues, site: Site) -> bool:
+    """``total += loss`` under ``torch.no_grad()``: the sum records no graph, so nothing is kept.
+
+    Appends and stores keep the tensor itself, graph included, grad mode or not;
+    so does ``+=`` of a list literal (``kept += [loss]`` extends a list).
+    """
+    literal = isinstance(site.value, (cst.List, cst.Tuple))
+    return site.how == "sum" and not literal and graph.runs_without_grad(site.node)
 
 
 def _formats_a_string(call: cst.Call) -> bool:

@@ -9,15 +9,15 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from trainlint.analysis import dotted
-from trainlint.analysis.graph_values import GraphValues, is_store_target
-from trainlint.analysis.loops import TrainingLoops
+from trainlint.analysis.graph_values import GraphKind, GraphValues, is_store_target
 from trainlint.analysis.step_methods import StepMethods, enclosing_function
 from trainlint.analysis.walk import walk
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Import, Option, Rule
 
 TRIMMING_METHODS = frozenset({"pop", "popleft", "clear", "remove"})
-DEQUE_METHODS = frozenset({"append", "extend", "appendleft", "extendleft", "count", "index", "copy", "reverse", "rotate"})
+DEQUE_METHODS = frozenset({"append", "extend", "appendleft", "extendleft", "count", "index", "reverse", "rotate"})
+COPYING_METHODS = frozenset({"copy"})  # a deque's copy is a deque: the copy must become ``list(x)``
 LIST_ONLY_METHODS = frozenset({"sort", "insert"})  # deques have no sort; insert raises on a full bounded deque
 READING_FUNCTIONS = frozenset(
     {"len", "sum", "max", "min", "sorted", "list", "tuple", "set", "iter", "enumerate", "reversed", "any", "all"}
@@ -28,6 +28,8 @@ EXPORTING_FUNCTIONS = frozenset({"print", "str", "repr", "format"})
 LIST_TAKING_MODULES = ("json.", "torch.")  # json cannot encode a deque; torch.stack/cat want a list or tuple
 DEQUE_TAKING_TORCH = frozenset({"torch.tensor", "torch.as_tensor"})
 STEP_LIMIT = re.compile(r"^(num|max|total|n)_?(training|train_steps|steps?|iters?|iterations?|batches|updates)$")
+COUNT_LIMIT = re.compile(r"^max_|_limit$|^limit$", re.IGNORECASE)  # ``max_images``: with a counter incremented here
+STEP_BUDGET = re.compile(r"^num_(training|iter|iters|iterations)$")  # an object that lives for that many steps
 STOP_FLAGS = frozenset({"should_stop", "stop_training"})
 NUMBER_METHODS = frozenset({"item", "__float__"})
 ANNOTATED = {"float": "number", "int": "number", "torch.Tensor": "tensor", "Tensor": "tensor", "dict": "dict"}
@@ -75,7 +77,10 @@ class UnboundedStepHistory(Rule):
     reassignment outside `__init__` in any class, a length check such as
     `if len(self.x) > n`), `deque(maxlen=...)`, reset-on-read averagers,
     buffers rebuilt on refill, callbacks that stop after a fixed number of
-    steps (`if self.step >= self.num_training: return`), histories appended
+    steps (`if self.step >= self.num_training: return`), functions that count
+    their own runs against a cap (`if self.count >= self.max_images: return`
+    ... `self.count += 1`), objects that store their own step budget
+    (`self.num_training`, an LR finder run by a tuner), histories appended
     per epoch, and two-level histories (`self.h[epoch] = []`).
 
     ## Example
@@ -104,7 +109,9 @@ class UnboundedStepHistory(Rule):
     the point, so after N steps `len()`, `sum()` or a NumPy mean over it
     describe the last N steps. Uses a deque cannot serve are rewritten to
     read a copy, `list(self.x)`: slices, `json.dump`/`json.dumps`,
-    `torch.stack`/`torch.cat`, `+` with a list, `print`/`str`. The fix is
+    `torch.stack`/`torch.cat`, `+` with a list, `print`/`str`, and
+    `self.x.copy()` (a deque's copy is a deque); for a dict of lists, the
+    same per key (`list(self.h["loss"])[-10:]`). The fix is
     safe when every use is then deque-compatible (append, iteration, `len`,
     `sum`, NumPy, integer indexing); it is unsafe when the history leaves
     the module's sight (returned, put in a literal that is not dumped right
@@ -230,14 +237,26 @@ class UnboundedStepHistory(Rule):
         function = enclosing_function(self.facts, call)
         if function is not None and (function.name.value == "__init__" or _stops_at_step_limit(function)):
             return False
-        in_step_function = self.facts.fact(StepMethods).step_function_of(call) is not None
-        return in_step_function or self.facts.fact(TrainingLoops).in_training_loop(call)
+        if self._has_step_budget(call):
+            return False
+        steps = self.facts.fact(StepMethods)
+        return steps.step_function_of(call) is not None or steps.in_step_loop(call)
+
+    def _has_step_budget(self, node: cst.CSTNode) -> bool:
+        """In a class whose ``__init__`` stores its own step budget (``self.num_training``): an LR finder
+        callback, run by a tuner for exactly that many steps, however the stop is arranged."""
+        owner = next((a for a in self.facts.ancestors(node) if isinstance(a, cst.ClassDef)), None)
+        if owner is None:
+            return False
+        inits = [s for s in owner.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"]
+        targets = [t.target for init in inits for n in walk(init.body) if isinstance(n, cst.Assign) for t in n.targets]
+        return any(isinstance(t, cst.Attribute) and _is_self(t.value) and STEP_BUDGET.match(t.attr.value) for t in targets)
 
     def _local_growth(self, history: History) -> List[cst.Call]:
         """Appends of tensors or dicts, per step, to a local list bound once before the epoch loop around them."""
         loops_of = {call: self._loops_around(call) for call in history.appends}
-        training = self.facts.fact(TrainingLoops)
-        candidates = [(c, loops) for c, loops in loops_of.items() if len(loops) >= 2 and training.in_training_loop(c)]
+        steps = self.facts.fact(StepMethods)
+        candidates = [(c, loops) for c, loops in loops_of.items() if len(loops) >= 2 and steps.in_step_loop(c)]
         if not candidates:
             return []
         graph = self.facts.fact(GraphValues)
@@ -285,7 +304,10 @@ class UnboundedStepHistory(Rule):
             return "list"
         if isinstance(value, cst.Tuple):
             return "tuple"
-        if graph.kind(value) is not None:
+        kind = graph.kind(value)
+        if kind is GraphKind.CONTAINER:
+            return "container of tensors with their autograd graphs"
+        if kind is not None:
             return "tensor with its autograd graph"
         if isinstance(value, (cst.Integer, cst.Float)):
             return "number"
@@ -338,10 +360,11 @@ class UnboundedStepHistory(Rule):
     # ----- fix ----------------------------------------------------------------------
 
     def _fix(self, history: History) -> Optional[CstFix]:
-        verdicts = [(use, self._deque_use(use)) for use in self._uses(history)]
+        uses = [self._one_list(use) if history.of_lists else use for use in self._uses(history)]
+        verdicts = [(use, self._deque_use(use)) for use in uses]
         if any(v == BREAKS for _, v in verdicts):
             return None
-        if history.of_lists and any(v != COMPATIBLE for _, v in verdicts):
+        if history.of_lists and any(v != COMPATIBLE for use, v in verdicts if not isinstance(use, cst.Subscript)):
             return None  # a whole dict of deques cannot be copied back to lists in one expression
         deque, imports = self._deque_spelling()
         maxlen = self.option("history-maxlen")
@@ -350,7 +373,7 @@ class UnboundedStepHistory(Rule):
             replacements.update(_bounded_init(init, deque, maxlen))
         for use, verdict in verdicts:
             if verdict == LIST_COPY or (verdict == UNCERTAIN and self._copy_helps(use)):
-                replacements[use] = cst.Call(func=cst.Name("list"), args=[cst.Arg(use)])
+                replacements.update(self._list_copy(use))
         applicability = Applicability.UNSAFE if any(v == UNCERTAIN for _, v in verdicts) else Applicability.SAFE
         return CstFix(f"Keep the last {maxlen} values: `{deque}(maxlen={maxlen})`", applicability, replacements, imports=imports)
 
@@ -376,6 +399,13 @@ class UnboundedStepHistory(Rule):
         receivers = {call.func.value for call in history.appends}  # type: ignore[attr-defined]
         return [use for use in found if use not in receivers and not is_store_target(self.facts, use)]
 
+    def _one_list(self, use: cst.BaseExpression) -> cst.BaseExpression:
+        """In a dict of lists, ``self.h["loss"]`` is the history a use reads; ``self.h`` alone is the whole dict."""
+        parent = self.facts.parent(use)
+        if isinstance(parent, cst.Subscript) and parent.value is use and not _slices(parent):
+            return parent
+        return use
+
     def _deque_use(self, use: cst.BaseExpression) -> str:
         """Whether a deque serves ``use`` unchanged, needs ``list(...)`` there, may not (unknown), or cannot."""
         parent = self.facts.parent(use)
@@ -383,9 +413,11 @@ class UnboundedStepHistory(Rule):
             method = parent.attr.value
             if method in LIST_ONLY_METHODS:
                 return BREAKS
+            if method in COPYING_METHODS:
+                return LIST_COPY
             return COMPATIBLE if method in DEQUE_METHODS or method in TRIMMING_METHODS else UNCERTAIN
         if isinstance(parent, cst.Subscript) and parent.value is use:
-            return LIST_COPY if any(isinstance(s.slice, cst.Slice) for s in parent.slice) else COMPATIBLE
+            return LIST_COPY if _slices(parent) else COMPATIBLE
         if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is use:
             return COMPATIBLE
         if isinstance(parent, (cst.If, cst.While)) and parent.test is use:
@@ -426,6 +458,15 @@ class UnboundedStepHistory(Rule):
             return LIST_COPY
         return UNCERTAIN
 
+    def _list_copy(self, use: cst.BaseExpression) -> Dict[cst.CSTNode, cst.CSTNode]:
+        """Read a list copy of the history at ``use``: ``list(self.x)``, and ``self.x.copy()`` becomes ``list(self.x)``."""
+        copied = cst.Call(func=cst.Name("list"), args=[cst.Arg(use)])
+        method = self.facts.parent(use)
+        call = self.facts.parent(method) if isinstance(method, cst.Attribute) else None
+        if isinstance(call, cst.Call) and call.func is method and method.attr.value in COPYING_METHODS:
+            return {call: copied}
+        return {use: copied}
+
     def _copy_helps(self, use: cst.BaseExpression) -> bool:
         """Returned or placed in a literal (``{"norms": self.norms}``): export a list, as the original did."""
         parent = self.facts.parent(use)
@@ -434,6 +475,10 @@ class UnboundedStepHistory(Rule):
 
 def _is_self(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "self"
+
+
+def _slices(subscript: cst.Subscript) -> bool:
+    return any(isinstance(element.slice, cst.Slice) for element in subscript.slice)
 
 
 def _is_empty_list(node: Optional[cst.BaseExpression]) -> bool:
@@ -476,15 +521,25 @@ def _bounded_init(init: cst.BaseExpression, deque: str, maxlen: int) -> Dict[cst
 
 
 def _stops_at_step_limit(function: cst.FunctionDef) -> bool:
-    """A callback that runs for a fixed number of steps: ``if self.step >= self.num_training: return``."""
-    return any(isinstance(node, cst.If) and _guards_step_limit(node) for node in walk(function.body))
+    """A callback that runs for a fixed number of steps: ``if self.step >= self.num_training: return``.
+
+    Also a function that counts its own runs against a cap and returns once
+    it is reached (``if self.logged_count >= self.max_images: return`` with
+    ``self.logged_count += 1`` further down): it appends at most that often.
+    """
+    nodes = list(walk(function.body))
+    counters = {dotted(node.target) for node in nodes if isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign)}
+    return any(isinstance(node, cst.If) and _guards_step_limit(node, counters - {None}) for node in nodes)
 
 
-def _guards_step_limit(statement: cst.If) -> bool:
-    """``if`` comparing against ``num_training``/``max_steps``/... whose body returns, raises or sets ``should_stop``."""
+def _guards_step_limit(statement: cst.If, counters: Set[str]) -> bool:
+    """``if`` comparing against ``num_training``/``max_steps``/..., or a counter of ``counters`` against a
+    ``max_*`` cap, whose body returns, raises or sets ``should_stop``."""
     test = list(walk(statement.test))
     body = list(walk(statement.body))
     compares = any(isinstance(node, cst.Comparison) for node in test)
-    limit = any(isinstance(node, cst.Name) and STEP_LIMIT.match(node.value) for node in test)
+    names = [node.value for node in test if isinstance(node, cst.Name)]
+    counted = any(dotted(node) in counters for node in test if isinstance(node, (cst.Name, cst.Attribute)))
+    limit = any(STEP_LIMIT.match(name) or (counted and COUNT_LIMIT.search(name)) for name in names)
     stops = any(isinstance(node, (cst.Return, cst.Raise)) or (isinstance(node, cst.Name) and node.value in STOP_FLAGS) for node in body)
     return compares and limit and stops

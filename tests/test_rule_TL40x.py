@@ -59,6 +59,10 @@ TL401_TRAPS = {
         "total = 0.0\n" + STEP + "    with torch.no_grad():\n        total += criterion(model(x), y)\n",
         "total = 0.0\n" + STEP + "    total += criterion(model(x), y)\n",
     ),
+    "a sum under no_grad of a loss computed with grad records no graph": (
+        "total = 0.0\n" + STEP + "    with torch.no_grad():\n        total += loss\n",
+        "total = 0.0\n" + STEP + "    total += loss\n",
+    ),
     "detached first": (
         "losses = []\n" + STEP + "    losses.append(loss.detach().cpu().numpy())\n    losses.append(float(loss))\n",
         "losses = []\n" + STEP + "    losses.append(loss.cpu())\n",
@@ -94,6 +98,37 @@ def test_tl401_follows_same_module_returns() -> None:
     body = "total = 0.0\nfor x, y in loader:\n    total += step(model, x, y, criterion)\n    optimizer.step()\n"
     assert findings("TL401", _source(body) + helper.format("loss.item()")) == []
     assert len(findings("TL401", _source(body) + helper.format("loss"))) == 1
+
+
+def test_tl401_loop_driven_by_a_same_module_step_function() -> None:
+    helper = "\n\ndef train_step(model, x, y, criterion):\n    loss = criterion(model(x), y)\n    loss.backward()\n    return {}\n"
+    body = "total = 0.0\nfor x, y in loader:\n    total += train_step(model, x, y, criterion)\n"
+    assert findings("TL401", _source(body) + helper.format("loss.item()")) == []
+    assert len(findings("TL401", _source(body) + helper.format("loss"))) == 1
+
+
+def test_tl401_attribute_sums_and_moving_averages() -> None:
+    module = """
+import torch.nn.functional as F
+
+class Trainer:
+    def train_epoch(self, loader):
+        self.total = 0.0
+        for x, y in loader:
+            loss = F.cross_entropy(self.model(x), y)
+            loss.backward()
+            self.total += loss
+            self.smoothed = 0.9 * self.smoothed + 0.1 * loss
+            self.scaled = self.scaled * 0.5 + loss.item()
+"""
+    assert [row for row, _, _ in findings("TL401", module)] == [10, 11]
+
+
+def test_tl401_per_step_dict_filled_with_the_loss_is_reported_without_fix() -> None:
+    text = _source("records = []\n" + STEP + "    entry = {'epoch': 0}\n    entry['loss'] = loss\n    records.append(entry)\n")
+    assert [f[2] for f in findings("TL401", text)] == [None]
+    detached = text.replace("entry['loss'] = loss", "entry['loss'] = loss.item()")
+    assert findings("TL401", detached) == []
 
 
 def test_tl401_evaluation_step_hooks_run_without_grad() -> None:
@@ -150,6 +185,13 @@ def test_tl401_fix_depends_on_how_the_sum_is_read(after: str, stored: str, appli
     text = _source("total = 0.0\n" + STEP + "    total += loss\n" + after + "\n")
     assert [f[2] for f in findings("TL401", text)] == [applicability]
     assert stored in fixed("TL401", text)
+
+
+def test_tl401_dict_of_lists_read_element_by_element_takes_numbers() -> None:
+    body = "log = {'train': []}\n" + STEP + "    log['train'].append(loss)\nprint(json.dumps({'last': log['train'][-1]}))\n"
+    text = "import json\n" + _source(body)
+    assert [f[2] for f in findings("TL401", text)] == ["safe"]
+    assert "log['train'].append(loss.item())" in fixed("TL401", text)
 
 
 def test_tl401_tensor_accumulator_stays_a_tensor() -> None:
@@ -220,7 +262,17 @@ TL402_TRAPS = {
     "reset by another class": tracker(extra="\n\nclass Reporter:\n    def clear_log(self, tracker):\n        tracker.norms = []\n"),
     "a callback that stops at num_training": tracker(guard="        if self.step >= self.num_training:\n            return\n"),
     "deque(maxlen)": tracker(init="collections.deque(maxlen=10)"),
+    "a counter capped by max_*": tracker(
+        guard="        if self.count >= self.max_items:\n            return\n        self.count += 1\n"
+    ),
+    "an object with its own step budget": tracker(extra="    def budget(self, num_training):\n        pass\n").replace(
+        "self.norms = []", "self.norms = []\n        self.num_training = 8"
+    ),
 }
+
+
+def test_tl402_a_cap_without_a_counter_is_no_bound() -> None:
+    assert len(findings("TL402", tracker(guard="        if norm >= self.max_norm:\n            return\n"))) == 1
 
 
 def test_tl402_untrimmed_tracker_is_reported() -> None:
@@ -291,12 +343,20 @@ def test_tl402_fix_uses_the_option_and_the_module_spelling() -> None:
         ("print(sum(self.norms) / len(self.norms))", "print(sum(self.norms) / len(self.norms))", "safe"),
         ("return {'norms': self.norms}", "return {'norms': list(self.norms)}", "unsafe"),
         ("return self.norms", "return list(self.norms)", "unsafe"),
+        ("print(json.dumps(self.norms.copy()))", "print(json.dumps(list(self.norms)))", "safe"),
     ],
 )
 def test_tl402_uses_a_deque_breaks_are_rewritten(use: str, rewritten: str, applicability: str) -> None:
     text = tracker(extra=f"\n    def report(self):\n        {use}\n")
     assert [f[2] for f in findings("TL402", text)] == [applicability]
     assert rewritten in fixed("TL402", text)
+
+
+def test_tl402_dict_of_lists_sliced_per_key_reads_a_list_copy() -> None:
+    text = tracker().replace("self.norms = []", "self.norms = {'a': []}").replace("self.norms.append(norm)", "self.norms['a'].append(norm)")
+    text += "\n\ndef recent(tracker):\n    return sum(tracker.norms['a'][-5:])\n"
+    assert [f[2] for f in findings("TL402", text)] == ["safe"]
+    assert "sum(list(tracker.norms['a'])[-5:])" in fixed("TL402", text)
 
 
 def test_tl402_no_fix_when_the_list_is_sorted_in_place() -> None:

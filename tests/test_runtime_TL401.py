@@ -34,6 +34,8 @@ KEPT: Dict[str, Tuple[str, Callable[[Dict[str, Any]], Any]]] = {
     "bad_step_log_dicts": ("text", lambda scope: scope["trainer"].log_history),
     "bad_lightning_step_outputs": ("lstm", lambda scope: scope["epoch_mean"]),  # built from the kept outputs
     "bad_hf_outputs_loss": ("text", lambda scope: scope["mean_loss"]),
+    "bad_trainer_attribute_sums": ("lstm", lambda scope: (scope["trainer"].epoch_loss, scope["trainer"].smoothed_loss)),
+    "bad_step_function_returns_loss": ("lstm", lambda scope: (scope["total"], scope["log"])),
 }
 
 

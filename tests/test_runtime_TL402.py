@@ -36,6 +36,7 @@ HISTORY: Dict[str, Tuple[str, Callable[[FixtureRun], int]]] = {
     "bad_dashboard": ("regression", lambda run: len(run.result["dashboard"].losses)),
     "bad_metric_series": ("text", lambda run: len(run.result["trainer"].history["loss"])),
     "bad_run_records": ("lstm", lambda run: run.result["records"]),
+    "bad_history_copies": ("regression", lambda run: len(run.result["logger"].losses)),
 }
 
 
@@ -97,3 +98,12 @@ def test_fixed_records_are_valid_json(fixed_paths: Dict[str, Path], tmp_path: Pa
     before = _json_output(FIXTURES / "bad_run_records.py", "records_path", tmp_path / "before")
     after = _json_output(fixed_paths["bad_run_records"], "records_path", tmp_path / "after")
     assert after == before[-BOUND:]
+
+
+def test_fixed_summary_hands_out_lists_and_stays_valid_json(fixed_paths: Dict[str, Path], tmp_path: Path) -> None:
+    """``self.losses.copy()`` and a sliced series read lists again: same values over the last BOUND steps."""
+    before = _json_output(FIXTURES / "bad_history_copies.py", "summary_path", tmp_path / "before")
+    after = _json_output(fixed_paths["bad_history_copies"], "summary_path", tmp_path / "after")
+    assert after["losses"] == before["losses"][-BOUND:]
+    assert after["recent_mean"] == before["recent_mean"]
+    assert after["last_lr"] == before["last_lr"]

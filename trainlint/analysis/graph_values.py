@@ -517,8 +517,7 @@ class GraphValues:
 
     def _kind(self, expression: cst.BaseExpression) -> Kind:
         if isinstance(expression, cst.Name):
-            binding = self.reaching_binding(expression)
-            return self.binding_kind(binding) if binding is not None else None
+            return self._name_kind(expression)
         if isinstance(expression, cst.Attribute):
             return self._attribute_kind(expression)
         if isinstance(expression, cst.Subscript):
@@ -543,6 +542,36 @@ class GraphValues:
         if isinstance(expression, cst.UnaryOperation) and not isinstance(expression.operator, cst.Not):
             return _combined(self.kind(expression.expression))
         return None
+
+    def _name_kind(self, name: cst.Name) -> Kind:
+        binding = self.reaching_binding(name)
+        if binding is None:
+            return None
+        kind = self.binding_kind(binding)
+        if kind is None and binding.how == "assign" and not binding.path and isinstance(binding.value, (cst.Dict, cst.List)):
+            return GraphKind.CONTAINER if self._filled_with_graph(binding, name) else None
+        return kind
+
+    def _filled_with_graph(self, binding: Binding, use: cst.Name) -> bool:
+        """``entry = {}; entry["loss"] = loss`` before ``use``: the literal now holds a graph-carrying value."""
+        for root, value, statement in self._fills.get(binding.name, ()):
+            if self.precedes(statement, use) and self.reaching_binding(root) == binding and self.kind(value) is not None:
+                return True
+        return False
+
+    @functools.cached_property
+    def _fills(self) -> Dict[str, List[Tuple[cst.Name, cst.BaseExpression, cst.CSTNode]]]:
+        """Per local name, what is put into it: ``name[k] = value`` and ``name.append(value)``, as (name, value, statement)."""
+        fills: Dict[str, List[Tuple[cst.Name, cst.BaseExpression, cst.CSTNode]]] = {}
+        for target, value, statement in self._index.assignments:
+            root = root_name(target) if isinstance(target, cst.Subscript) else None
+            if root is not None and isinstance(statement, cst.Assign):
+                fills.setdefault(root.value, []).append((root, value, statement))
+        for call in self._index.calls_by_name.get("append", ()):
+            receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
+            if isinstance(receiver, cst.Name) and len(call.args) == 1:
+                fills.setdefault(receiver.value, []).append((receiver, call.args[0].value, call))
+        return fills
 
     def _attribute_kind(self, node: cst.Attribute) -> Kind:
         attribute = node.attr.value
