@@ -168,8 +168,8 @@ class UndetachedLossAccumulation(Rule):
     # ----- detection ------------------------------------------------------------------
 
     def _runs_per_step(self, node: cst.CSTNode) -> bool:
-        steps = self.facts.fact(StepMethods)
-        return steps.in_step_loop(node) or steps.step_function_of(node) is not None
+        in_loop = self.facts.fact(TrainingLoops).in_training_loop(node)
+        return in_loop or self.facts.fact(StepMethods).step_function_of(node) is not None
 
     def _comes_from(self, graph: GraphValues, atom: cst.BaseExpression, reported: Set[cst.CSTNode], depth: int) -> bool:
         """True when ``atom`` only carries a graph through an accumulator already reported (fixed at its source)."""

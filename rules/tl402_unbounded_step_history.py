@@ -10,6 +10,7 @@ import libcst as cst
 
 from trainlint.analysis import dotted
 from trainlint.analysis.graph_values import GraphKind, GraphValues, is_store_target
+from trainlint.analysis.loops import TrainingLoops
 from trainlint.analysis.step_methods import StepMethods, enclosing_function
 from trainlint.analysis.walk import walk
 from trainlint.diagnostics import Applicability
@@ -239,8 +240,8 @@ class UnboundedStepHistory(Rule):
             return False
         if self._has_step_budget(call):
             return False
-        steps = self.facts.fact(StepMethods)
-        return steps.step_function_of(call) is not None or steps.in_step_loop(call)
+        in_step_function = self.facts.fact(StepMethods).step_function_of(call) is not None
+        return in_step_function or self.facts.fact(TrainingLoops).in_training_loop(call)
 
     def _has_step_budget(self, node: cst.CSTNode) -> bool:
         """In a class whose ``__init__`` stores its own step budget (``self.num_training``): an LR finder
@@ -255,8 +256,8 @@ class UnboundedStepHistory(Rule):
     def _local_growth(self, history: History) -> List[cst.Call]:
         """Appends of tensors or dicts, per step, to a local list bound once before the epoch loop around them."""
         loops_of = {call: self._loops_around(call) for call in history.appends}
-        steps = self.facts.fact(StepMethods)
-        candidates = [(c, loops) for c, loops in loops_of.items() if len(loops) >= 2 and steps.in_step_loop(c)]
+        training = self.facts.fact(TrainingLoops)
+        candidates = [(c, loops) for c, loops in loops_of.items() if len(loops) >= 2 and training.in_training_loop(c)]
         if not candidates:
             return []
         graph = self.facts.fact(GraphValues)

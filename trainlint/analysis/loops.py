@@ -1,7 +1,8 @@
 """Loops over data loaders, and which of them are training loops.
 
 A training loop iterates something loader-like and, in its body, calls
-``.backward()`` or an optimizer's ``.step()``. Rules about per-step behaviour
+``.backward()`` or an optimizer's ``.step()``, directly or through a
+same-module function (``loss = train_step(model, batch)``). Rules about per-step behaviour
 (graph-carrying accumulators, unbounded histories, batch keyword arguments,
 moving batches to the device) all start from these loops.
 """
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Set, Tuple
 
 import libcst as cst
 
+from trainlint.analysis.calls import CallGraph, steps_training
 from trainlint.analysis.imports import dotted
 
 if TYPE_CHECKING:
@@ -23,7 +25,6 @@ if TYPE_CHECKING:
 ITERATION_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "iter"})
 LOADER_NAME = re.compile(r"(loader|dataloader|(^|_)dl$|batches$)", re.IGNORECASE)
 LOADER_FACTORIES = ("DataLoader",)
-OPTIMIZER_NAME = re.compile(r"(optim|opt$|optimizer|scaler)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -62,8 +63,12 @@ class TrainingLoops:
             batch = loop.target
             if enumerated and isinstance(batch, cst.Tuple) and len(batch.elements) == 2:
                 batch = batch.elements[1].value
-            self.loops.append(LoaderLoop(loop, iterable, batch, _steps_optimizer(self._calls_in_body[loop])))
+            self.loops.append(LoaderLoop(loop, iterable, batch, self._trains(self._calls_in_body[loop])))
         self._by_node: Dict[cst.For, LoaderLoop] = {loop.node: loop for loop in self.loops}
+
+    def _trains(self, calls: List[cst.Call]) -> bool:
+        """A backward or optimizer step in the body, or in a same-module function the body calls."""
+        return any(steps_training(call) for call in calls) or self.facts.fact(CallGraph).any_trains(calls)
 
     def _calls_by_loop_body(self) -> Dict[cst.For, List[cst.Call]]:
         """The calls inside each ``for`` loop's body (nested loops included), from the shared index."""
@@ -124,14 +129,3 @@ class TrainingLoops:
                     names.add(name.rsplit(".", 1)[-1])
         return frozenset(names)
 
-
-def _steps_optimizer(calls: List[cst.Call]) -> bool:
-    for call in calls:
-        if isinstance(call.func, cst.Attribute):
-            method = call.func.attr.value
-            owner = dotted(call.func.value) or ""
-            if method == "backward":
-                return True
-            if method == "step" and OPTIMIZER_NAME.search(owner.rsplit(".", 1)[-1]):
-                return True
-    return False

@@ -1,0 +1,106 @@
+"""The functions of a module, which of them each one calls, and which of them train.
+
+A training step is often a function of its own (``loss = train_step(model,
+batch)`` inside the loop over the loader), so "this loop trains" and "this
+function runs once per step" both need to see through same-module calls.
+
+Callees are matched by name, the linter seeing one file and no types:
+``self.update_losses(...)`` and ``meter.update_losses(...)`` reach every
+method ``update_losses`` of the module, ``reset(...)`` every module-level
+function ``reset`` (a plain call never reaches a method: ``set(keys)`` is
+not ``Metrics.set``).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+
+import libcst as cst
+
+from trainlint.analysis.imports import dotted
+
+if TYPE_CHECKING:
+    from trainlint.analysis import ModuleFacts
+
+OPTIMIZER_NAME = re.compile(r"(optim|opt$|optimizer|scaler)", re.IGNORECASE)
+_BACKWARD_METHODS = frozenset({"backward", "manual_backward"})
+
+Callee = Tuple[str, bool]  # (last component of the callee, called as ``x.name(...)``)
+
+
+def steps_training(call: cst.Call) -> bool:
+    """``loss.backward()``, ``accelerator.backward(loss)``, ``self.manual_backward(loss)``, or an
+    optimizer's or scaler's ``.step()``: the calls that make a step a training step."""
+    if not isinstance(call.func, cst.Attribute):
+        return False
+    method = call.func.attr.value
+    if method in _BACKWARD_METHODS:
+        return True
+    owner = dotted(call.func.value) or ""
+    return method == "step" and bool(OPTIMIZER_NAME.search(owner.rsplit(".", 1)[-1]))
+
+
+def callee(call: cst.Call) -> Optional[Callee]:
+    name = dotted(call.func)
+    return (name.rsplit(".", 1)[-1], "." in name) if name else None
+
+
+class CallGraph:
+    """Every function definition, the callees each one names, and the ones that train.
+
+    Built from ``facts.parents``, which lists every node after its parent:
+    cheaper than another LibCST traversal of the module.
+    """
+
+    def __init__(self, facts: "ModuleFacts") -> None:
+        self.functions: List[cst.FunctionDef] = []
+        self.methods: Set[cst.FunctionDef] = set()
+        self.callees: Dict[cst.FunctionDef, Set[Callee]] = {}
+        self._stepping: Set[cst.FunctionDef] = set()  # functions with a training call of their own
+        function_of: Dict[cst.CSTNode, cst.FunctionDef] = {}
+        for node, parent in facts.parents.items():
+            function = parent if isinstance(parent, cst.FunctionDef) else function_of.get(parent)
+            if function is not None:
+                function_of[node] = function
+            if isinstance(node, cst.FunctionDef):
+                self.functions.append(node)
+                self.callees[node] = set()
+                if isinstance(facts.parent(parent), cst.ClassDef):
+                    self.methods.add(node)
+            elif isinstance(node, cst.Call) and function is not None:
+                named = callee(node)
+                if named is not None:
+                    self.callees[function].add(named)
+                if steps_training(node):
+                    self._stepping.add(function)
+
+    def called_by(self, function: cst.FunctionDef) -> List[cst.FunctionDef]:
+        """The functions of the module that ``function`` may call."""
+        return self.resolve(self.callees[function])
+
+    def resolve(self, callees: Iterable[Callee]) -> List[cst.FunctionDef]:
+        """The functions of the module that calls naming ``callees`` may reach."""
+        wanted = set(callees)
+        return [f for f in self.functions if (f.name.value, f in self.methods) in wanted]
+
+    @functools.cached_property
+    def training_functions(self) -> FrozenSet[cst.FunctionDef]:
+        """Functions that train: a backward or optimizer step of their own, or in a function they call."""
+        training = set(self._stepping)
+        changed = bool(training)
+        while changed:
+            changed = False
+            for function in self.functions:
+                if function not in training and any(f in training for f in self.called_by(function)):
+                    training.add(function)
+                    changed = True
+        return frozenset(training)
+
+    def any_trains(self, calls: Iterable[cst.Call]) -> bool:
+        """Whether one of ``calls`` reaches a same-module function that trains."""
+        if not self._stepping:
+            return False
+        named = {c for c in map(callee, calls) if c is not None}
+        return any(f in self.training_functions for f in self.resolve(named))
