@@ -163,7 +163,7 @@ def main() -> None:
     parser.add_argument("--skip", action="append", default=[], help="a tool name to leave out (e.g. 'fixit lint')")
     parser.add_argument("--single-file", type=Path, help="a training script to time as pre-commit would")
     args = parser.parse_args()
-    peers = ensure_peers(args.peers_venv)
+    peers = ensure_peers(args.peers_venv.resolve())  # the tools run with the corpus as working directory
     byte_compile_trainlint()
     corpora = list(args.corpus)
     temporary = None
