@@ -89,7 +89,7 @@ class CudaAmpOnOtherDevice(Rule):
     (`enabled=args.cuda` where `device = "cuda" if args.cuda else "cpu"`);
     code under `if device.type == "cuda":`, `if torch.cuda.is_available():`,
     `if args.cuda:` (that same switch), `case "cuda":`, after `if not
-    torch.cuda.is_available(): raise ...`, or in a test skipped without CUDA;
+    torch.cuda.is_available(): raise ...`, or in a test skipped without CUDA (`@RunIf(min_cuda_gpus=1)` too);
     CUDA-only modules (`assert torch.cuda.is_available()`,
     `torch.cuda.set_device`, NCCL, `f"cuda:{rank}"`, an unconditional
     `model.cuda()`, never naming another device; `map_location="cpu"` and

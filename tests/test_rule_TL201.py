@@ -176,6 +176,10 @@ GUARDS = {
         "@require_torch_gpu\ndef test_amp():\n    scaler = torch.cuda.amp.GradScaler()",
         "@require_torch\ndef test_amp():\n    scaler = torch.cuda.amp.GradScaler()",
     ),
+    "test that asks for GPUs": (
+        "@RunIf(min_cuda_gpus=1)\ndef test_amp():\n    scaler = torch.cuda.amp.GradScaler()",
+        "@RunIf(min_cuda_gpus=0)\ndef test_amp():\n    scaler = torch.cuda.amp.GradScaler()",
+    ),
     "version-gated conditional": (
         "scaler = torch.amp.GradScaler('cuda') if TORCH_2_4 else torch.cuda.amp.GradScaler()",
         "scaler = torch.cuda.amp.GradScaler() if TORCH_2_4 else None",

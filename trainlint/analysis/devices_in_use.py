@@ -561,12 +561,12 @@ class CudaOnlyRegions:
 
     def _skips_off_cuda(self, decorator: cst.BaseExpression) -> bool:
         """``@pytest.mark.skipif(not torch.cuda.is_available(), ...)``, ``@unittest.skipUnless(<on CUDA>, ...)``,
-        ``@requires_cuda``, ``@require_torch_gpu``, ``@pytest.mark.cuda``."""
+        ``@requires_cuda``, ``@require_torch_gpu``, ``@pytest.mark.cuda``, ``@RunIf(min_cuda_gpus=1)``."""
         func = decorator.func if isinstance(decorator, cst.Call) else decorator
         name = (dotted(func) or "").rsplit(".", 1)[-1]
         runs_when = SKIP_DECORATORS.get(name)
         if runs_when is None:
-            return bool(GPU_ONLY_DECORATOR.search(name))
+            return bool(GPU_ONLY_DECORATOR.search(name)) or _asks_for_gpus(decorator)
         arguments = decorator.args if isinstance(decorator, cst.Call) else ()
         return bool(arguments) and self.cuda_condition(arguments[0].value) is runs_when
 
@@ -829,6 +829,17 @@ def _may_be_none(parameter: cst.Param) -> bool:
     annotation = parameter.annotation.annotation if parameter.annotation is not None else None
     names = {n.value for n in _walk(annotation) if isinstance(n, cst.Name)} if annotation is not None else set()
     return bool(names & {"None", "Optional"})
+
+
+def _asks_for_gpus(decorator: cst.BaseExpression) -> bool:
+    """A keyword that names CUDA or GPUs set to a positive number or True: ``@RunIf(min_cuda_gpus=1)``."""
+    arguments = decorator.args if isinstance(decorator, cst.Call) else ()
+    return any(
+        a.keyword is not None
+        and GPU_ONLY_DECORATOR.search(a.keyword.value)
+        and ((isinstance(a.value, cst.Integer) and a.value.evaluated_value > 0) or dotted(a.value) == "True")
+        for a in arguments
+    )
 
 
 def _matches_cuda_only(pattern: cst.MatchPattern) -> bool:
