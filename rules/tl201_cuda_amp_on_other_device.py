@@ -91,7 +91,8 @@ class CudaAmpOnOtherDevice(Rule):
     `if args.cuda:` (that same switch), `case "cuda":`, after `if not
     torch.cuda.is_available(): raise ...`, or in a test skipped without CUDA (`@RunIf(min_cuda_gpus=1)` too);
     CUDA-only modules (`assert torch.cuda.is_available()`,
-    `torch.cuda.set_device`, NCCL, `f"cuda:{rank}"`, an unconditional
+    `torch.cuda.set_device`, NCCL, `f"cuda:{rank}"`, an import of TensorRT,
+    cuda-python, PyCUDA, CuPy or Apex, an unconditional
     `model.cuda()`, never naming another device; `map_location="cpu"` and
     `x.to("cpu")` do not count as naming one); and version-gated fallbacks (`torch.amp.GradScaler(...) if
     TORCH_2_4 else torch.cuda.amp.GradScaler()`, `try: ... except

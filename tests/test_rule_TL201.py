@@ -98,6 +98,9 @@ def test_device_aware_disabled_or_unreadable_amp_is_not_reported(call: str) -> N
         ("model = Net().cuda()\ndef train(model, device):\n    pass\n", False),  # cannot run without CUDA
         ("if use_gpu:\n    model = model.cuda()\ndef train(model, device):\n    pass\n", True),
         ("model = model.cuda() if use_gpu else model\ndef train(model, device):\n    pass\n", True),
+        ("import tensorrt as trt\ndef build(model, device):\n    pass\n", False),  # loads only with CUDA
+        ("from cuda import cudart\ndef build(model, device):\n    pass\n", False),
+        ("try:\n    import cupy\nexcept ImportError:\n    cupy = None\ndef train(model, device):\n    pass\n", True),
     ],
 )
 def test_only_modules_that_can_run_off_cuda_are_reported(evidence: str, reported: bool) -> None:

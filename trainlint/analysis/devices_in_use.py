@@ -55,6 +55,8 @@ SELF_DEVICE_ATTRIBUTES = ("device_type", "device", "_device")
 CUDA_CHECK_CALLS = frozenset({"torch.cuda.is_available", "torch.cuda.device_count", "torch.cuda.is_bf16_supported"})
 EXIT_CALLS = frozenset({"sys.exit", "exit", "quit", "pytest.skip", "pytest.exit", "self.skipTest"})
 SKIP_DECORATORS = {"skipif": False, "skipIf": False, "skipUnless": True}  # runs when its condition is ...
+# Libraries that load only where CUDA is: TensorRT, cuda-python, PyCUDA, CuPy, NVIDIA Apex.
+CUDA_ONLY_LIBRARIES = frozenset({"tensorrt", "torch_tensorrt", "cuda", "pycuda", "cupy", "apex"})
 GPU_ONLY_DECORATOR = re.compile(r"cuda|gpu", re.IGNORECASE)  # @requires_cuda, @require_torch_gpu, @pytest.mark.cuda
 # A helper such as `check_amp(model)` imported from elsewhere decides whether AMP works on this device.
 AMP_HELPER = re.compile(r"(^|_)amp($|_)", re.IGNORECASE)
@@ -395,8 +397,10 @@ class DevicesInUse:
 
     def _pinned_to_cuda(self) -> bool:
         """``torch.cuda.set_device``, NCCL, ``f"cuda:{rank}"``, a CUDA-only device variable, a CUDA requirement,
-        an unconditional ``model.cuda()``."""
+        an unconditional ``model.cuda()``, an unconditional import of a CUDA-only library."""
         if any(self.facts.qualified_name(c.func) == "torch.cuda.set_device" for c in self._scan.calls):
+            return True
+        if any(self._imports_cuda_only_library(i) for i in self.facts.nodes(cst.Import, cst.ImportFrom)):
             return True
         if any(self._moves_to_cuda_unconditionally(c) for c in self._scan.calls):
             return True
@@ -407,6 +411,17 @@ class DevicesInUse:
                 return True
         regions = self.facts.fact(CudaOnlyRegions)
         return any(regions.requires_cuda(s) for s in self._scan.requirement_candidates)
+
+    def _imports_cuda_only_library(self, statement: cst.CSTNode) -> bool:
+        """``import tensorrt as trt``, ``from cuda import cudart``: the module cannot even load without CUDA.
+        Not under ``try``/``if``, where the library is optional."""
+        if isinstance(statement, cst.Import):
+            modules = [dotted(alias.name) or "" for alias in statement.names]
+        else:
+            modules = [dotted(statement.module) or ""] if statement.module is not None and not statement.relative else []
+        if not any(module.split(".")[0] in CUDA_ONLY_LIBRARIES for module in modules):
+            return False
+        return not any(isinstance(a, _CONDITIONAL_CODE) for a in self.facts.ancestors(statement))
 
     def _moves_to_cuda_unconditionally(self, call: cst.Call) -> bool:
         """``model = Net().cuda()``, ``x.cuda(non_blocking=True)``: not under an ``if``, ``try``, ``x if c else y``
