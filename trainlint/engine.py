@@ -128,6 +128,17 @@ def _libcst_syntax_error(path: str, error) -> Diagnostic:
 
 
 def _run_rules(module, text: str, path: str, codes: Sequence[str], settings: RuleSettings) -> LintResult:
+    """Run the rules over one parsed module; the walk's per-tree memo is dropped afterwards, so
+    that a run over many files does not keep every tree it has seen alive."""
+    from trainlint.analysis.walk import forget
+
+    try:
+        return _lint_module(module, text, path, codes, settings)
+    finally:
+        forget()
+
+
+def _lint_module(module, text: str, path: str, codes: Sequence[str], settings: RuleSettings) -> LintResult:
     from trainlint.analysis import ModuleFacts
     from trainlint.registry import load_rule
     from trainlint.rule import RuleContext
