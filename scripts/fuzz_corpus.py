@@ -48,9 +48,10 @@ nanoGPT's are its `'cuda' if 'cuda' in device` device-type sniffing (MPS
 becomes cpu) and `torch.cuda.amp.GradScaler`; yolov5's is
 `amp.GradScaler(enabled=cuda)` where `cuda = device.type != "cpu"` is also
 true on MPS; accelerate's are `model_outputs.append(outputs.logits.to("cpu"))`
-in fp8 benchmark training loops (a graph kept per step); diffusers' are
-validation code in training examples that mention MPS and wrap inference in
-`torch.autocast("cuda")` or `torch.cuda.amp.autocast()`; Lightning's are
+in fp8 benchmark training loops (a graph kept per step); 24 of diffusers'
+25 are validation code in training examples that mention MPS and wrap
+inference in `torch.autocast("cuda")` or `torch.cuda.amp.autocast()`, the
+25th an ONNX export script that picks cuda or cpu; Lightning's are
 test doubles recording every batch (true by the rule's definition, harmless
 in a short test). Runs of the same corpora earlier the same day found the
 false positives fixed since (TensorRT pipelines, `@RunIf(min_cuda_gpus=1)`
