@@ -348,7 +348,7 @@ class UnboundedStepHistory(Rule):
             method = call.func.attr.value
             if method in NUMBER_METHODS:
                 return "number"
-            if method == "cpu":
+            if method == "cpu" or (method == "to" and _moves_to_cpu(call)):
                 return "CPU tensor"
             if method == "numpy":
                 return "NumPy array"
@@ -476,6 +476,14 @@ class UnboundedStepHistory(Rule):
 
 def _is_self(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "self"
+
+
+def _moves_to_cpu(call: cst.Call) -> bool:
+    """``x.to("cpu")``, ``x.to(device="cpu")``, ``x.to(torch.device("cpu"))``."""
+    target = next((a.value for a in call.args if a.keyword is None or a.keyword.value == "device"), None)
+    if isinstance(target, cst.Call) and dotted(target.func) in ("torch.device", "device") and target.args:
+        target = target.args[0].value
+    return isinstance(target, cst.SimpleString) and target.evaluated_value == "cpu"
 
 
 def _slices(subscript: cst.Subscript) -> bool:

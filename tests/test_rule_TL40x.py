@@ -327,6 +327,9 @@ def test_tl402_message_names_the_element_and_the_growth() -> None:
     tensors = findings("TL402", tracker().replace("append(norm)", "append(norm.detach().clone())"))
     assert "grows by one number every training step" in numbers[0][1]
     assert "grows by one device tensor every training step" in tensors[0][1]
+    for moved in ('norm.to("cpu")', 'norm.detach().to(device="cpu")', 'norm.to(torch.device("cpu"))'):
+        on_cpu = findings("TL402", tracker().replace("append(norm)", f"append({moved})"))
+        assert "grows by one CPU tensor every training step" in on_cpu[0][1], moved
 
 
 def test_tl402_fix_uses_the_option_and_the_module_spelling() -> None:
