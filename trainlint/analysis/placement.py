@@ -716,22 +716,15 @@ class DevicePlacement:
         in a worker then works; a context that cannot be read counts as not fork.
         """
         context = arguments.get("multiprocessing_context")
-        if context is not None and self._constant(context) is not None:
-            return self._text(context) == "fork"
+        chosen = self._constant(context) if context is not None else None
+        if chosen is not None:
+            return chosen == "fork"
         return not any(
             self.facts.qualified_name(call.func) in START_METHOD_SETTERS
             and _positional(call.args)
-            and self._text(_positional(call.args)[0].value) != "fork"
+            and self._constant(_positional(call.args)[0].value) != "fork"
             for call in self.names.calls_within(self.facts.module)
         )
-
-    def _text(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[str]:
-        """A string literal's value, followed through names."""
-        if isinstance(expr, cst.Name) and depth < MAX_DEPTH:
-            binding = self.names.resolve(expr)
-            if binding is not None and not binding.element and isinstance(binding.value, cst.BaseExpression):
-                return self._text(binding.value, depth + 1)
-        return _string_value(expr)
 
     # -- provable values -----------------------------------------------------------------
 
@@ -744,11 +737,14 @@ class DevicePlacement:
         return expr is None or self._constant(expr) in (False, None)
 
     def _constant(self, expr: cst.BaseExpression, depth: int = 0) -> object:
-        """The value of a literal ``True``/``False``/``None``/integer, followed through names."""
+        """The value of a literal ``True``/``False``/``None``/integer/string, followed through names."""
         if isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"):
             return {"True": True, "False": False, "None": None}[expr.value]
         if isinstance(expr, cst.Integer):
             return int(expr.value, 0)
+        text = _string_value(expr)
+        if text is not None:
+            return text
         if isinstance(expr, cst.Name) and depth < MAX_DEPTH:
             binding = self.names.resolve(expr)
             if binding is not None and not binding.element and isinstance(binding.value, cst.BaseExpression):
