@@ -133,23 +133,31 @@ def byte_compile_trainlint() -> None:
         compileall.compile_dir(str(Path(package.__file__).parent), quiet=1)
 
 
-def single_file(script: Path, rounds: int) -> None:
-    """One file as pre-commit runs it, beside two floors timed in the same rounds: the
-    interpreter's start-up and the import of LibCST, which any LibCST-based tool pays."""
+def single_file(scripts: Sequence[Path], rounds: int) -> None:
+    """Files as pre-commit runs them, each beside the floor any LibCST-based tool pays for it:
+    the interpreter's start-up, LibCST's import and LibCST's parse of that file. What
+    trainlint adds is the difference; the floors are timed in the same rounds."""
     trainlint = trainlint_command()
     quiet_file = Path(tempfile.mkdtemp()) / "plain.py"
     quiet_file.write_text("import os\n\nprint(os.getcwd())\n", encoding="utf-8")
-    commands = {
-        f"training script ({script.name})": ([trainlint, "check", "--no-cache", "--exit-zero", "-q", str(script)], script.parent),
-        f"file without triggers ({quiet_file.name})": ([trainlint, "check", "--no-cache", "--exit-zero", "-q", str(quiet_file)], quiet_file.parent),
+    commands: Dict[str, Tuple[List[str], Path]] = {
         "floor: python -c pass": ([sys.executable, "-c", "pass"], quiet_file.parent),
         "floor: python -c 'import libcst'": ([sys.executable, "-c", "import libcst"], quiet_file.parent),
+        f"trainlint, a file without triggers ({quiet_file.name})": (
+            [trainlint, "check", "--no-cache", "--exit-zero", "-q", str(quiet_file)],
+            quiet_file.parent,
+        ),
     }
+    for script in scripts:
+        lines = script.read_text(encoding="utf-8").count("\n")
+        parse = f"import libcst; libcst.parse_module(open({str(script)!r}, 'rb').read())"
+        commands[f"floor: import libcst + parse {script.name} ({lines} lines)"] = ([sys.executable, "-c", parse], script.parent)
+        commands[f"trainlint {script.name}"] = ([trainlint, "check", "--no-cache", "--exit-zero", "-q", str(script)], script.parent)
     runs: Dict[str, List[float]] = {label: [] for label in commands}
     for _ in range(rounds):
         for label, (command, cwd) in commands.items():
             runs[label].append(timed(command, cwd)[0])
-    print(f"One file as pre-commit runs it (process start included), median of {rounds} alternated runs:")
+    print(f"Files as pre-commit runs them (process start included), median of {rounds} alternated runs:")
     for label, times in runs.items():
         print(f"- {label}: {statistics.median(times) * 1000:.0f} ms")
 
@@ -161,9 +169,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--peers-venv", type=Path, default=HERE / ".peers")
     parser.add_argument("--skip", action="append", default=[], help="a tool name to leave out (e.g. 'fixit lint')")
-    parser.add_argument("--single-file", type=Path, help="a training script to time as pre-commit would")
+    parser.add_argument("--single-file", type=Path, action="append", default=[], help="a training script to time as pre-commit would (repeatable)")
     args = parser.parse_args()
-    peers = ensure_peers(args.peers_venv.resolve())  # the tools run with the corpus as working directory
     byte_compile_trainlint()
     corpora = list(args.corpus)
     temporary = None
@@ -171,11 +178,13 @@ def main() -> None:
         temporary = tempfile.mkdtemp(prefix="trainlint-corpus-")
         corpora.append(generate(Path(temporary) / f"synthetic-{args.synthetic}", args.synthetic))
     try:
-        for corpus in corpora:
-            benchmark(corpus.resolve(), peers, args.rounds, args.skip)
+        if corpora:  # the peers run with the corpus as working directory: resolve their venv first
+            peers = ensure_peers(args.peers_venv.resolve())
+            for corpus in corpora:
+                benchmark(corpus.resolve(), peers, args.rounds, args.skip)
         if args.single_file:
             print()
-            single_file(args.single_file.resolve(), max(11, args.rounds))
+            single_file([path.resolve() for path in args.single_file], max(11, args.rounds))
     finally:
         if temporary:
             shutil.rmtree(temporary, ignore_errors=True)

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
-from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterator, List, NamedTuple, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -23,8 +22,7 @@ from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Import, Rule
 
 
-@dataclass(frozen=True)
-class AmpApi:
+class AmpApi(NamedTuple):
     """One AMP entry point: which family, whether it is the CUDA-only ``torch.cuda.amp`` one, its parameters."""
 
     family: str  # "autocast" or "GradScaler"

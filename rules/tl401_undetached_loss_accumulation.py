@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Callable, FrozenSet, List, Optional, Set, Tuple
+from typing import Callable, FrozenSet, List, NamedTuple, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -30,8 +29,7 @@ MAX_ALIAS_DEPTH = 3
 STEP_COUNTER = re.compile(r"(^|[._])(step|global_step|batch_idx|batch_id|batch_index|iteration)$")
 
 
-@dataclass(frozen=True)
-class Site:
+class Site(NamedTuple):
     """A statement keeping ``value`` in ``storage``: ``total`` for ``total += loss``, ``self.h`` for ``self.h[k].append(x)``."""
 
     node: cst.CSTNode

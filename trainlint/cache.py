@@ -16,7 +16,6 @@ import functools
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
@@ -128,6 +127,8 @@ class ResultCache:
     def save(self) -> None:
         if not self._dirty:
             return
+        import tempfile  # only a run that learned something new writes
+
         try:
             self._prepare_directory()
             for key in self._dirty:

@@ -8,7 +8,6 @@ the key and what is allowed, never a traceback.
 
 from __future__ import annotations
 
-import difflib
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -118,6 +117,8 @@ def load_config(path: Path) -> Config:
 
 
 def _did_you_mean(word: str, choices) -> str:
+    import difflib  # only for a bad configuration: not on every run's start-up path
+
     close = difflib.get_close_matches(word, list(choices), n=1)
     return f"; did you mean `{close[0]}`?" if close else ""
 

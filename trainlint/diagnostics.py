@@ -8,8 +8,7 @@ positions and text edits, never CST nodes.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import NamedTuple, Optional, Tuple
 
 
 class Applicability(str, enum.Enum):
@@ -24,16 +23,14 @@ class Applicability(str, enum.Enum):
     UNSAFE = "unsafe"
 
 
-@dataclass(frozen=True, order=True)
-class Location:
+class Location(NamedTuple):
     """A 1-based row and 1-based column (end columns are exclusive)."""
 
     row: int
     column: int
 
 
-@dataclass(frozen=True)
-class Edit:
+class Edit(NamedTuple):
     """Replace the text between two locations with ``content``."""
 
     content: str
@@ -41,8 +38,7 @@ class Edit:
     end_location: Location
 
 
-@dataclass(frozen=True)
-class FixSummary:
+class FixSummary(NamedTuple):
     """What a fix would change, as text edits against the original source."""
 
     applicability: Applicability
@@ -50,8 +46,7 @@ class FixSummary:
     edits: Tuple[Edit, ...]
 
 
-@dataclass(frozen=True)
-class Diagnostic:
+class Diagnostic(NamedTuple):
     path: str
     code: str
     name: str

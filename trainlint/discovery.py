@@ -11,7 +11,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Iterator, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from trainlint.settings import Settings, SettingsResolver
 
@@ -19,8 +19,7 @@ PYTHON_SUFFIXES = (".py", ".pyi")
 _UNQUOTED_TRAILING_SPACE = re.compile(r"(?<!\\)\s+$")  # git drops trailing spaces unless a backslash quotes one
 
 
-@dataclass(frozen=True)
-class _IgnoreRule:
+class _IgnoreRule(NamedTuple):
     regex: "re.Pattern[str]"
     negated: bool
     directory_only: bool

@@ -6,7 +6,6 @@ only when a file actually needs parsing.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import importlib
 from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Type
@@ -65,6 +64,8 @@ def did_you_mean(text: str) -> str:
     A name is often typed by its first words (``cuda-amp``), which a plain
     similarity ratio rejects against the long full name, so a prefix comes first.
     """
+    import difflib  # only for a mistyped selector: not on every run's start-up path
+
     lowered = text.strip().lower()
     by_prefix = sorted(name for name in ENTRIES_BY_NAME if lowered and name.startswith(lowered))
     close = by_prefix or difflib.get_close_matches(text, sorted(ALL_CODES) + sorted(ENTRIES_BY_NAME), n=1)

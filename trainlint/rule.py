@@ -13,7 +13,7 @@ parsing at all without importing LibCST or any rule module.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, List, Mapping, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, List, Mapping, NamedTuple, Optional, Tuple, Union
 
 from trainlint.diagnostics import Applicability
 
@@ -23,8 +23,7 @@ if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
 
 
-@dataclass(frozen=True)
-class Option:
+class Option(NamedTuple):
     """A documented per-rule setting, validated when the config is loaded."""
 
     default: Any
@@ -44,8 +43,7 @@ class Option:
         return None
 
 
-@dataclass(frozen=True)
-class Import:
+class Import(NamedTuple):
     """An import a fix needs (``import module`` or ``from module import name``)."""
 
     module: str

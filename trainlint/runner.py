@@ -24,7 +24,7 @@ import stat
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 from trainlint.cache import ResultCache, digest
 from trainlint.diagnostics import Diagnostic, syntax_error
@@ -52,8 +52,7 @@ class FileOutcome:
     found: List[Diagnostic] = field(default_factory=list)  # before fixing: reported instead if the fix is not written
 
 
-@dataclass(frozen=True)
-class FileTask:
+class FileTask(NamedTuple):
     path: str  # as displayed and as opened
     settings: RuleSettings
     mode: str = "check"  # "check" | "diff" | "write"

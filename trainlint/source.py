@@ -10,10 +10,9 @@ from __future__ import annotations
 import io
 import os
 import stat
-import tempfile
 import tokenize
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 
 class DecodeError(ValueError):
@@ -25,8 +24,7 @@ class DecodeError(ValueError):
         self.column = column
 
 
-@dataclass(frozen=True)
-class SourceText:
+class SourceText(NamedTuple):
     text: str
     encoding: str  # "utf-8-sig" when the file starts with a BOM
 
@@ -71,6 +69,8 @@ def write_atomically(path: Path, data: bytes) -> None:
     and group. ``path`` must not be a symlink: the rename would replace the
     link itself (the runner resolves links first).
     """
+    import tempfile  # only a fix that writes needs it: kept off the start-up path of a check
+
     info = os.stat(path)
     fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".trainlint-tmp", dir=path.parent)
     try:

@@ -34,8 +34,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple, Union
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterable, Iterator, List, NamedTuple, Optional, Set, Tuple, Union
 
 import libcst as cst
 
@@ -71,8 +70,7 @@ MODEL_WRAPPERS = frozenset(
 HF_KEEP_COLUMNS = frozenset({"filter", "shuffle", "select", "sort", "train_test_split", "flatten_indices"})
 
 
-@dataclass(frozen=True)
-class KeyOrigin:
+class KeyOrigin(NamedTuple):
     """Where a batch key was seen, and why no model takes it when its value shows that."""
 
     where: str
@@ -88,8 +86,7 @@ Visiting = FrozenSet[Tuple[str, cst.CSTNode]]
 _UNKNOWN = object()
 
 
-@dataclass(frozen=True)
-class ForwardSignature:
+class ForwardSignature(NamedTuple):
     """The keyword arguments a model class's ``forward`` accepts."""
 
     owner: str
@@ -104,8 +101,7 @@ class ForwardSignature:
         return self.exhaustive and not self.accepts(key)
 
 
-@dataclass(frozen=True)
-class _Binding:
+class _Binding(NamedTuple):
     """One way ``name`` gets a value: ``value`` (an expression), ``for`` (a loop), ``param``, ``other``."""
 
     name: str

@@ -26,9 +26,8 @@ one scan of the module: :class:`DevicesInUse`, :class:`CudaOnlyRegions` and
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -73,8 +72,7 @@ class DeviceKind(Enum):
     UNKNOWN = "unknown"  # a str such as "cuda:0", or a torch.device: `torch.device(x).type` takes both
 
 
-@dataclass(frozen=True)
-class DeviceInScope:
+class DeviceInScope(NamedTuple):
     """An expression that holds the device where some node runs."""
 
     expression: cst.BaseExpression

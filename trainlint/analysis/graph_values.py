@@ -34,8 +34,7 @@ from __future__ import annotations
 import enum
 import functools
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple, Union
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Set, Tuple, Union
 
 import libcst as cst
 
@@ -148,8 +147,7 @@ def backward_loss(call: cst.Call) -> Optional[cst.BaseExpression]:
     return receiver
 
 
-@dataclass(frozen=True)
-class Binding:
+class Binding(NamedTuple):
     """One place where a name is bound in a scope.
 
     ``anchor`` is the node after whose end the binding holds (the statement

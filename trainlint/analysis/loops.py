@@ -10,8 +10,7 @@ moving batches to the device) all start from these loops.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -27,8 +26,7 @@ LOADER_NAME = re.compile(r"(loader|dataloader|(^|_)dl$|batches$)", re.IGNORECASE
 LOADER_FACTORIES = ("DataLoader",)
 
 
-@dataclass(frozen=True)
-class LoaderLoop:
+class LoaderLoop(NamedTuple):
     node: cst.For
     loader: cst.BaseExpression  # the iterated loader, wrappers removed
     batch: cst.BaseExpression  # the loop target bound to each batch (enumerate's index removed)

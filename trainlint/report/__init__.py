@@ -6,38 +6,29 @@ machine formats (json, github, sarif) carry no summary, as with Ruff.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Dict, Sequence
+import importlib
+from typing import Callable, Dict, NamedTuple, Sequence
 
 from trainlint.diagnostics import Diagnostic
 
 
-@dataclass(frozen=True)
-class ReportContext:
+class ReportContext(NamedTuple):
     unsafe_fixes: bool
     color: bool
     cwd: str
     sources: Callable[[str], str]  # path -> text, for formats that show source lines
 
 
-def _load() -> Dict[str, Callable[[Sequence[Diagnostic], ReportContext], str]]:
-    from trainlint.report import full, github, json_format, sarif, text
-
-    return {
-        "text": text.render,
-        "full": full.render,
-        "json": json_format.render,
-        "github": github.render,
-        "sarif": sarif.render,
-    }
-
-
-FORMATS = ("text", "full", "json", "github", "sarif")
+# format name -> the module under trainlint.report that renders it; only the one asked for is imported
+_MODULES: Dict[str, str] = {"text": "text", "full": "full", "json": "json_format", "github": "github", "sarif": "sarif"}
+FORMATS = tuple(_MODULES)
 HUMAN_FORMATS = ("text", "full")
 
 
 def render(name: str, diagnostics: Sequence[Diagnostic], context: ReportContext) -> str:
-    return _load()[name](diagnostics, context)
+    module = importlib.import_module(f"trainlint.report.{_MODULES[name]}")
+    renderer: Callable[[Sequence[Diagnostic], ReportContext], str] = module.render
+    return renderer(diagnostics, context)
 
 
 def rule_url(code: str) -> str:
