@@ -9,22 +9,24 @@ completely fixed.
 
 from __future__ import annotations
 
+# argparse, not click: a pre-commit hook starts trainlint once per commit, and importing click
+# took ~13 ms of a ~280 ms single-file check; argparse takes ~2 ms, and ~3 more to build and parse.
+import argparse
 import contextlib
 import gc
 import os
 import sys
+import time
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple, TypeVar
 
 # As mypy does: a linter allocates many long-lived objects (LibCST's ~200 node classes,
 # the trees, the analyses) and little cyclic garbage, so the collector's default pass
 # every 700 allocations mostly re-scans live objects. Set before the imports below,
 # which allocate the most: ~15 ms (6%) of checking one training script.
 gc.set_threshold(200_000, 30, 30)
-
-import click  # noqa: E402
 
 from trainlint import __version__
 from trainlint.config import ConfigError
@@ -34,93 +36,207 @@ from trainlint.report import FORMATS
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
+_T = TypeVar("_T")
 
-class UserError(click.ClickException):
+
+class UserError(Exception):
     """A problem the user can fix (bad config, bad selector); exit code 2."""
 
-    exit_code = EXIT_ERROR
 
-    def show(self, file=None) -> None:
-        click.echo(f"trainlint: error: {self.message}", err=True)
+def _error(message: str) -> None:
+    print(f"trainlint: error: {message}", file=sys.stderr)
 
 
-def _comma_list(values: Tuple[str, ...]) -> Optional[Tuple[str, ...]]:
+def _comma_list(values: Optional[Sequence[str]]) -> Optional[Tuple[str, ...]]:
     return tuple(split_selectors(values)) if values else None
 
 
-def common_options(command: Callable) -> Callable:
-    options = [
-        click.argument("paths", nargs=-1, type=click.Path(path_type=str)),
-        click.option("--select", multiple=True, metavar="CODES", help="Rules to enable (codes, prefixes like TL2, names, ALL); replaces the configured selection."),
-        click.option("--ignore", multiple=True, metavar="CODES", help="Rules to disable."),
-        click.option("--extend-select", multiple=True, metavar="CODES", help="Rules to enable on top of the selection."),
-        click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Include fixes that may change behaviour."),
-        click.option("--output-format", type=click.Choice(FORMATS), envvar="TRAINLINT_OUTPUT_FORMAT", default="text", show_default=True),
-        click.option("-o", "--output-file", type=click.Path(dir_okay=False, writable=True), help="Write the report to this file."),
-        click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain."),
-        click.option("--statistics", is_flag=True, help="Show counts per rule instead of each finding."),
-        click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary."),
-        click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Use this configuration file for every path."),
-        click.option("--exclude", multiple=True, metavar="GLOBS", help="Replace the exclude patterns."),
-        click.option("--extend-exclude", multiple=True, metavar="GLOBS", help="Add exclude patterns."),
-        click.option("--force-exclude", is_flag=True, help="Apply exclusions to paths named on the command line too (for pre-commit)."),
-        click.option("--respect-gitignore/--no-respect-gitignore", default=None, help="Skip files matched by .gitignore (default: on)."),
-        click.option("--stdin-filename", metavar="PATH", help="The path of the code read from stdin (for config and messages)."),
-        click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes (default: CPU count)."),
-        click.option("--no-cache", is_flag=True, envvar="TRAINLINT_NO_CACHE", help="Neither read nor write the cache."),
-        click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), envvar="TRAINLINT_CACHE_DIR", help="Where to keep the cache."),
-    ]
-    for option in reversed(options):
-        command = option(command)
+# --- argument types: each turns a command-line (or environment) string into a value or says why not ---
+
+
+def _jobs(text: str) -> int:
+    try:
+        jobs = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {jobs}")
+    return jobs
+
+
+def _config_file(text: str) -> Path:
+    path = Path(text)
+    if not path.exists():
+        raise argparse.ArgumentTypeError(f"file '{text}' does not exist")
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"'{text}' is a directory")
+    return path
+
+
+def _cache_dir(text: str) -> Path:
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"'{text}' is a file")
+    return path
+
+
+def _output_format(text: str) -> str:
+    if text not in FORMATS:
+        raise argparse.ArgumentTypeError(f"invalid choice '{text}' (choose from {', '.join(FORMATS)})")
+    return text
+
+
+def _boolean(text: str) -> bool:
+    word = text.strip().lower()
+    if word in ("1", "true", "yes", "on"):
+        return True
+    if word in ("0", "false", "no", "off"):
+        return False
+    raise argparse.ArgumentTypeError(f"'{text}' is not a boolean (1, true, yes, on or 0, false, no, off)")
+
+
+def _from_environment(given: Optional[_T], variable: str, convert: Callable[[str], _T], fallback: _T) -> _T:
+    """An option not given on the command line takes its environment variable; unset or empty, the fallback."""
+    if given is not None:
+        return given
+    text = os.environ.get(variable)
+    if not text:
+        return fallback
+    try:
+        return convert(text)
+    except argparse.ArgumentTypeError as error:
+        raise UserError(f"invalid value in the environment variable {variable}: {error}") from None
+
+
+# --- the parser ---------------------------------------------------------------------------------
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's, told the terminal's width: left to find it, it imports shutil (and with it
+    bz2, lzma and zlib: ~3 ms) at every add_argument, for a width that only --help uses."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=_terminal_width() - 2)
+
+
+def _terminal_width() -> int:
+    """What shutil.get_terminal_size() finds: $COLUMNS, else the terminal's width, else 80."""
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns if columns > 0 else 80
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line as argparse sees it. It reads nothing from the environment (``_run`` does),
+    so that a bad variable is an error only for the commands that use it, as with click."""
+    parser = argparse.ArgumentParser(
+        prog="trainlint",
+        description="trainlint: find and fix the defects that make training runs fail late.",
+        allow_abbrev=False,
+        formatter_class=_HelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"trainlint, version {__version__}")
+    commands = parser.add_subparsers(title="commands", dest="command", metavar="COMMAND", required=True)
+
+    check = _add_command(commands, "check", _check, "Report findings in PATHS (default: the current directory).")
+    _add_run_options(check)
+    check.add_argument("--fix", action="store_true", help="Apply fixes in place (same as `trainlint fix --write`).")
+    check.add_argument("--diff", action="store_true", help="Print the fixes as a diff and write nothing; exit 1 if there is one.")
+    check.add_argument("--exit-non-zero-on-fix", action="store_true", help="With --fix, exit 1 when a file was changed.")
+
+    fix = _add_command(commands, "fix", _fix, "Fix PATHS: print a diff, or apply it with --write.")
+    _add_run_options(fix)
+    fix.add_argument("--write", action="store_true", help="Apply the fixes in place (default: print a diff).")
+    fix.add_argument("--diff", action="store_true", help="Print the fixes as a diff (the default).")
+    fix.add_argument("--exit-non-zero-on-fix", action="store_true", help="With --write, exit 1 when a file was changed.")
+
+    rule = _add_command(commands, "rule", _rule, "Show a rule's documentation.")
+    rule.add_argument("code_or_name", metavar="CODE_OR_NAME")
+
+    _add_command(commands, "rules", _rules, "List every rule: code, name, fix availability, summary.")
+    return parser
+
+
+def _add_command(commands, name: str, handler: Callable[[argparse.Namespace], int], summary: str) -> argparse.ArgumentParser:
+    command = commands.add_parser(name, help=summary, description=summary, allow_abbrev=False, formatter_class=_HelpFormatter)
+    command.set_defaults(handler=handler)
     return command
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="trainlint")
-def cli() -> None:
-    """trainlint: find and fix the defects that make training runs fail late."""
+def _add_run_options(command: argparse.ArgumentParser) -> None:
+    """The options of ``check`` and ``fix``. Those with an environment variable default to None
+    here and are resolved in ``_run``, so that a bad variable is an error only when it is used."""
+    command.usage = "%(prog)s [options] [PATHS ...]"  # not every option before every usage error
+    add = command.add_argument
+    add("paths", nargs="*", metavar="PATHS", help="Files and folders; `-` reads the code from stdin.")
+    add("--select", action="append", metavar="CODES", help="Rules to enable (codes, prefixes like TL2, names, ALL); replaces the configured selection.")
+    add("--ignore", action="append", metavar="CODES", help="Rules to disable.")
+    add("--extend-select", action="append", metavar="CODES", help="Rules to enable on top of the selection.")
+    add("--unsafe-fixes", action=argparse.BooleanOptionalAction, help="Include fixes that may change behaviour.")
+    add("--output-format", choices=FORMATS, help="Report format (default: $TRAINLINT_OUTPUT_FORMAT, else text).")
+    add("-o", "--output-file", metavar="FILE", help="Write the report to this file.")
+    add("--exit-zero", action="store_true", help="Exit 0 even when findings remain.")
+    add("--statistics", action="store_true", help="Show counts per rule instead of each finding.")
+    add("-q", "--quiet", action="store_true", help="Print findings only, no summary.")
+    add("--config", dest="config_file", type=_config_file, metavar="FILE", help="Use this configuration file for every path.")
+    add("--exclude", action="append", metavar="GLOBS", help="Replace the exclude patterns.")
+    add("--extend-exclude", action="append", metavar="GLOBS", help="Add exclude patterns.")
+    add("--force-exclude", action="store_true", help="Apply exclusions to paths named on the command line too (for pre-commit).")
+    add("--respect-gitignore", action=argparse.BooleanOptionalAction, help="Skip files matched by .gitignore (default: on).")
+    add("--stdin-filename", metavar="PATH", help="The path of the code read from stdin (for config and messages).")
+    add("-j", "--jobs", type=_jobs, metavar="N", help="Worker processes (default: CPU count).")
+    add("--no-cache", action="store_true", default=None, help="Neither read nor write the cache (default: $TRAINLINT_NO_CACHE).")
+    add("--cache-dir", type=_cache_dir, metavar="DIRECTORY", help="Where to keep the cache (default: $TRAINLINT_CACHE_DIR).")
 
 
-@cli.command()
-@common_options
-@click.option("--fix", is_flag=True, help="Apply fixes in place (same as `trainlint fix --write`).")
-@click.option("--diff", is_flag=True, help="Print the fixes as a diff and write nothing; exit 1 if there is one.")
-@click.option("--exit-non-zero-on-fix", is_flag=True, help="With --fix, exit 1 when a file was changed.")
-def check(fix: bool, diff: bool, exit_non_zero_on_fix: bool, **options) -> None:
-    """Report findings in PATHS (default: the current directory)."""
-    mode = "diff" if diff else "write" if fix else "check"
-    sys.exit(_run(mode, exit_non_zero_on_fix=exit_non_zero_on_fix, **options))
+def _parse(parser: argparse.ArgumentParser, argv: Optional[Sequence[str]]) -> argparse.Namespace:
+    """Parse, taking PATHS between options too (`trainlint check a.py --fix b.py`), as click did:
+    an argparse subcommand fills a positional from one run of words and leaves later ones over."""
+    args, extras = parser.parse_known_args(argv)
+    if not extras:
+        return args
+    cut = extras.index("--") if "--" in extras else len(extras)  # after `--`, `-x.py` is a path
+    if not hasattr(args, "paths") or any(word.startswith("-") and word != "-" for word in extras[:cut]):
+        parser.error(f"unrecognized arguments: {' '.join(extras)}")
+    args.paths = [*args.paths, *extras[:cut], *extras[cut + 1 :]]
+    return args
 
 
-@cli.command()
-@common_options
-@click.option("--write", is_flag=True, help="Apply the fixes in place (default: print a diff).")
-@click.option("--diff", is_flag=True, help="Print the fixes as a diff (the default).")
-@click.option("--exit-non-zero-on-fix", is_flag=True, help="With --write, exit 1 when a file was changed.")
-def fix(write: bool, diff: bool, exit_non_zero_on_fix: bool, **options) -> None:
-    """Fix PATHS: print a diff, or apply it with --write."""
-    mode = "write" if write and not diff else "diff"
-    sys.exit(_run(mode, exit_non_zero_on_fix=exit_non_zero_on_fix, **options))
+# --- the commands -------------------------------------------------------------------------------
 
 
-@cli.command()
-@click.argument("code_or_name")
-def rule(code_or_name: str) -> None:
-    """Show a rule's documentation."""
+def _check(args: argparse.Namespace) -> int:
+    mode = "diff" if args.diff else "write" if args.fix else "check"
+    return _run(mode, args)
+
+
+def _fix(args: argparse.Namespace) -> int:
+    mode = "write" if args.write and not args.diff else "diff"
+    return _run(mode, args)
+
+
+def _rule(args: argparse.Namespace) -> int:
     from trainlint.docs import rule_markdown, unknown_rule_message
 
-    text = rule_markdown(code_or_name)
+    text = rule_markdown(args.code_or_name)
     if text is None:
-        raise UserError(unknown_rule_message(code_or_name))
-    click.echo(text)
+        raise UserError(unknown_rule_message(args.code_or_name))
+    print(text)
+    return EXIT_CLEAN
 
 
-@cli.command(name="rules")
-def list_rules() -> None:
-    """List every rule: code, name, fix availability, summary."""
+def _rules(args: argparse.Namespace) -> int:
     from trainlint.docs import rules_table
 
-    click.echo(rules_table())
+    print(rules_table())
+    return EXIT_CLEAN
 
 
 @dataclass
@@ -144,50 +260,34 @@ class _ReportOptions:
     exit_non_zero_on_fix: bool
 
 
-def _run(
-    mode: str,
-    paths: Sequence[str],
-    select,
-    ignore,
-    extend_select,
-    unsafe_fixes: Optional[bool],
-    output_format: str,
-    output_file: Optional[str],
-    exit_zero: bool,
-    statistics: bool,
-    quiet: bool,
-    config_file: Optional[Path],
-    exclude,
-    extend_exclude,
-    force_exclude: bool,
-    respect_gitignore: Optional[bool],
-    stdin_filename: Optional[str],
-    jobs: Optional[int],
-    no_cache: bool,
-    cache_dir: Optional[Path],
-    exit_non_zero_on_fix: bool,
-) -> int:
+def _run(mode: str, args: argparse.Namespace) -> int:
     from trainlint.settings import Overrides, SettingsResolver
 
+    output_format = _from_environment(args.output_format, "TRAINLINT_OUTPUT_FORMAT", _output_format, "text")
+    no_cache = _from_environment(args.no_cache, "TRAINLINT_NO_CACHE", _boolean, False)
+    cache_dir = _from_environment(args.cache_dir, "TRAINLINT_CACHE_DIR", _cache_dir, None)
     overrides = Overrides(
-        select=_comma_list(select),
-        ignore=_comma_list(ignore) or (),
-        extend_select=_comma_list(extend_select) or (),
-        exclude=_comma_list(exclude),
-        extend_exclude=_comma_list(extend_exclude) or (),
-        unsafe_fixes=unsafe_fixes,
-        respect_gitignore=respect_gitignore,
+        select=_comma_list(args.select),
+        ignore=_comma_list(args.ignore) or (),
+        extend_select=_comma_list(args.extend_select) or (),
+        exclude=_comma_list(args.exclude),
+        extend_exclude=_comma_list(args.extend_exclude) or (),
+        unsafe_fixes=args.unsafe_fixes,
+        respect_gitignore=args.respect_gitignore,
     )
-    report = _ReportOptions(output_format, output_file, exit_zero, statistics, quiet, exit_non_zero_on_fix)
+    report = _ReportOptions(output_format, args.output_file, args.exit_zero, args.statistics, args.quiet, args.exit_non_zero_on_fix)
+    if args.output_file:
+        _check_report_file(args.output_file)
     from trainlint.runner import sigterm_interrupts
 
     try:
         with sigterm_interrupts():
-            resolver = SettingsResolver(overrides, Path.cwd(), config_file)
-            use_stdin = list(paths) == ["-"] or (not paths and stdin_filename is not None)
+            resolver = SettingsResolver(overrides, Path.cwd(), args.config_file)
+            use_stdin = args.paths == ["-"] or (not args.paths and args.stdin_filename is not None)
             if use_stdin:
-                return _run_stdin(mode, resolver, stdin_filename, force_exclude, report)
-            totals, unsafe = _run_files(mode, paths or ["."], resolver, force_exclude, jobs, no_cache, cache_dir, report)
+                return _run_stdin(mode, resolver, args.stdin_filename, args.force_exclude, report)
+            paths = args.paths or ["."]
+            totals, unsafe = _run_files(mode, paths, resolver, args.force_exclude, args.jobs, no_cache, cache_dir, report)
     except ConfigError as error:
         raise UserError(str(error)) from None
     except KeyboardInterrupt as interrupt:
@@ -200,7 +300,7 @@ def _interrupted(mode: str, interrupt: KeyboardInterrupt) -> int:
     import signal
 
     state = ": every file is either as it was or completely fixed" if mode == "write" else ""
-    click.echo(f"trainlint: interrupted{state}", err=True)
+    print(f"trainlint: interrupted{state}", file=sys.stderr)
     return 128 + getattr(interrupt, "signum", signal.SIGINT)
 
 
@@ -221,7 +321,7 @@ def _run_files(mode, paths, resolver, force_exclude, jobs, no_cache, cache_dir, 
         rule_settings = replace(settings.rule_settings_for(path), describe_fixes=_describes_fixes(mode, report.output_format))
         tasks.append(FileTask(_display_path(path), rule_settings, mode, settings.unsafe_fixes, roots))
     if not tasks and not found.warnings:
-        click.echo("warning: No Python files found under the given path(s)", err=True)
+        print("warning: No Python files found under the given path(s)", file=sys.stderr)
     cache = None if no_cache else ResultCache(cache_dir or _project_root(resolver) / CACHE_DIRNAME)
     with _progress(len(tasks), report.quiet) as advance:
         # closing(): an interrupted run stops its worker pool before it exits
@@ -254,14 +354,39 @@ def _display_path(path: Path) -> str:
     return str(path)
 
 
+class _ProgressLine:
+    """``Checking  123/456 files`` on one line of a terminal, redrawn at most ten times a
+    second: with a warm cache files finish far faster than a terminal is worth repainting."""
+
+    INTERVAL = 0.1
+
+    def __init__(self, total: int, stream: TextIO) -> None:
+        self.total, self.stream = total, stream
+        self.done, self.drawn_at = 0, 0.0
+
+    def advance(self, count: int) -> None:
+        self.done += count
+        now = time.monotonic()
+        if now - self.drawn_at >= self.INTERVAL:
+            self.drawn_at = now
+            self.draw()
+
+    def draw(self, end: str = "") -> None:
+        self.stream.write(f"\rChecking  {self.done:>{len(str(self.total))}}/{self.total} files{end}")
+        self.stream.flush()
+
+
 @contextlib.contextmanager
-def _progress(total: int, quiet: bool):
-    """A progress bar on stderr for long runs, only on a terminal and never with --quiet."""
+def _progress(total: int, quiet: bool) -> Iterator[Optional[Callable[[int], None]]]:
+    """A progress line on stderr for long runs, only on a terminal and never with --quiet."""
     if quiet or total < 200 or not sys.stderr.isatty() or os.environ.get("CI"):
         yield None
         return
-    with click.progressbar(length=total, label="Checking", file=sys.stderr, show_pos=True) as bar:
-        yield bar.update
+    line = _ProgressLine(total, sys.stderr)
+    try:
+        yield line.advance
+    finally:
+        line.draw(end="\n")  # the last count, and what follows (a report, an interruption) on a line of its own
 
 
 def _run_stdin(mode: str, resolver, stdin_filename: Optional[str], force_exclude: bool, report: _ReportOptions) -> int:
@@ -303,6 +428,28 @@ def _use_color(stream) -> bool:
     return hasattr(stream, "isatty") and stream.isatty()
 
 
+def _check_report_file(path: str) -> None:
+    """Before the run, so that ``fix --write -o`` into a missing folder fails before it changes a file."""
+    folder = os.path.dirname(path) or "."
+    if os.path.isdir(path):
+        problem = "it is a directory"
+    elif not os.path.isdir(folder):
+        problem = f"the folder {folder} does not exist"
+    elif not os.access(path if os.path.exists(path) else folder, os.W_OK):
+        problem = "permission denied"
+    else:
+        return
+    raise UserError(f"cannot write the report to {path}: {problem}")
+
+
+def _open_report(path: str) -> TextIO:
+    """The file was checked before the run; opening it can still fail (its folder removed since, say)."""
+    try:
+        return open(path, "w", encoding="utf-8")
+    except OSError as error:
+        raise UserError(f"cannot write the report to {path}: {error.strerror or error}") from None
+
+
 def _report(
     mode: str,
     totals: _Totals,
@@ -316,7 +463,7 @@ def _report(
     from trainlint.summary import statistics_table, summary_lines
 
     output_format, output_file = options.output_format, options.output_file
-    out = open(output_file, "w", encoding="utf-8") if output_file else (sys.stderr if stream_err else sys.stdout)
+    out = _open_report(output_file) if output_file else (sys.stderr if stream_err else sys.stdout)
     try:
         color = output_file is None and output_format in HUMAN_FORMATS and _use_color(out)
         context = ReportContext(unsafe_fixes=unsafe, color=color, cwd=os.getcwd(), sources=sources or _source_reader())
@@ -335,9 +482,9 @@ def _report(
         if output_file:
             out.close()
     for warning in totals.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        print(f"warning: {warning}", file=sys.stderr)
     for error in totals.errors:
-        click.echo(f"error: {error}", err=True)
+        print(f"error: {error}", file=sys.stderr)
     if totals.errors:
         return EXIT_ERROR
     if options.exit_zero:
@@ -376,13 +523,32 @@ def _source_reader(known: Optional[Dict[str, bytes]] = None) -> Callable[[str], 
     return read
 
 
-def main() -> None:
-    """The console script. An unexpected exception is a trainlint bug: exit 2, never 1 (findings)."""
+def main(argv: Optional[Sequence[str]] = None) -> None:
+    """The console script (``argv`` defaults to ``sys.argv[1:]``); always ends in ``sys.exit``.
+
+    Usage errors exit 2 from argparse itself. An unexpected exception is a trainlint bug:
+    exit 2, never 1 (findings).
+    """
     try:
-        cli(prog_name="trainlint")
-    except Exception:  # noqa: BLE001 - click handles usage errors and exits itself
+        args = _parse(build_parser(), argv)
+        code = args.handler(args)
+    except UserError as error:
+        _error(str(error))
+        code = EXIT_ERROR
+    except BrokenPipeError:
+        code = _reader_went_away()
+    except Exception:  # noqa: BLE001 - usage errors are SystemExit, not Exception
         import traceback
 
         traceback.print_exc()
-        click.echo("trainlint: error: internal error (the traceback above); this is a trainlint bug, please report it", err=True)
-        sys.exit(EXIT_ERROR)
+        _error("internal error (the traceback above); this is a trainlint bug, please report it")
+        code = EXIT_ERROR
+    sys.exit(code)
+
+
+def _reader_went_away() -> int:
+    """`trainlint check | head` closed the pipe: stop quietly with 1, as click did, and point
+    stdout at /dev/null so that the interpreter's final flush does not fail a second time."""
+    with contextlib.suppress(OSError, ValueError):  # a stdout without a file descriptor (in-process tests)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return EXIT_FINDINGS

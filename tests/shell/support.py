@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Optional
+from unittest import mock
 
 import pytest
-from click.testing import CliRunner, Result
 
-from trainlint.cli import cli
+from trainlint.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO_SITE = Path(__file__).resolve().parent / "demo_site"
@@ -33,9 +35,44 @@ def write(root: Path, files: Dict[str, str]) -> None:
         path.write_text(text, encoding="utf-8")
 
 
+@dataclass(frozen=True)
+class Result:
+    """What a run of the CLI left: its exit code and what it wrote."""
+
+    exit_code: int
+    stdout_bytes: bytes
+    stderr_bytes: bytes
+
+    @property
+    def stdout(self) -> str:
+        return self.stdout_bytes.decode("utf-8", errors="replace")
+
+    @property
+    def stderr(self) -> str:
+        return self.stderr_bytes.decode("utf-8", errors="replace")
+
+
+def _text_stream(data: bytes = b"") -> io.TextIOWrapper:
+    """A text stream with a ``.buffer`` (the CLI writes diffs and fixed code there) that is not a TTY."""
+    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
+
+
 def invoke(*args: str, stdin: Optional[bytes] = None, env: Optional[Dict[str, str]] = None) -> Result:
-    """Run the CLI in-process; exceptions other than SystemExit fail the test."""
-    return CliRunner().invoke(cli, list(args), input=stdin, env=env, catch_exceptions=False)
+    """Run the CLI in-process; exceptions other than SystemExit fail the test.
+
+    ``env`` is added to os.environ for the run only; patch.dict restores it, added keys removed.
+    """
+    stdout, stderr = _text_stream(), _text_stream()
+    with mock.patch.dict(os.environ, env or {}), mock.patch.multiple(sys, stdin=_text_stream(stdin or b""), stdout=stdout, stderr=stderr):
+        exit_code = 0
+        try:
+            main(list(args))
+        except SystemExit as exited:
+            exit_code = 0 if exited.code is None else exited.code
+        finally:
+            stdout.flush()
+            stderr.flush()
+    return Result(exit_code, stdout.buffer.getvalue(), stderr.buffer.getvalue())
 
 
 def demo_env() -> Dict[str, str]:

@@ -1,0 +1,63 @@
+"""What a one-file check imports: start-up is most of what a pre-commit hook waits for.
+
+LibCST's import alone is ~190 ms of the 250 ms that issue 7 allows for checking
+one training script, so trainlint keeps everything else off that path: a file
+without triggers must not import LibCST at all, and a check must not import what
+only fixes, other report formats or error messages need. Each case runs a fresh
+interpreter, the way pre-commit starts trainlint.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import FrozenSet
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+TRAINING_SCRIPT = REPO / "fixtures" / "TL201_cuda_amp_on_other_device" / "bad_seed_training_loop.py"
+
+# Modules a check of one file has no use for; each costs milliseconds to import.
+NEVER_ON_A_CHECK = (
+    "click",  # the CLI is argparse: click's import alone was ~13 ms
+    "tempfile",  # only writing a fixed file or a cache table needs it
+    "difflib",  # only a did-you-mean or a fix description needs it
+    "trainlint.fixes",
+    "trainlint.report.json_format",
+    "trainlint.report.sarif",
+    "trainlint.report.github",
+)
+
+
+def imported_by_check(path: Path, *options: str) -> FrozenSet[str]:
+    """The modules loaded by the time ``trainlint check PATH`` exits, in a fresh interpreter."""
+    program = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: sys.stderr.write('\\nMODULES ' + ' '.join(sorted(sys.modules)) + '\\n'))\n"
+        "from trainlint.cli import main\n"
+        f"main(['check', '--no-cache', *{list(options)!r}, {str(path)!r}])\n"
+    )
+    process = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, cwd=path.parent, timeout=120)
+    assert process.returncode in (0, 1), process.stderr
+    last_line = process.stderr.rstrip().splitlines()[-1]
+    assert last_line.startswith("MODULES "), process.stderr
+    return frozenset(last_line.split()[1:])
+
+
+def test_a_file_without_triggers_does_not_import_libcst(tmp_path: Path) -> None:
+    plain = tmp_path / "plain.py"
+    plain.write_text("import os\n\nprint(os.getcwd())\n", encoding="utf-8")
+    modules = imported_by_check(plain)
+    assert "trainlint.engine" in modules  # the file was checked...
+    assert not {name for name in modules if name == "libcst" or name.startswith("libcst.")}  # ...without LibCST
+
+
+@pytest.mark.parametrize("options", [(), ("--output-format", "text", "--statistics")], ids=["report", "statistics"])
+def test_checking_a_training_script_imports_only_what_a_check_needs(options) -> None:
+    modules = imported_by_check(TRAINING_SCRIPT, *options)
+    assert "libcst" in modules and "trainlint.rules.tl201_cuda_amp_on_other_device" in modules
+    assert sorted(set(NEVER_ON_A_CHECK) & modules) == []
+    # Only the rules whose triggers occur are imported (TL101/TL102 need a DataLoader's pin_memory/num_workers).
+    assert "trainlint.rules.tl101_pin_memory_device_tensors" not in modules
