@@ -242,7 +242,7 @@ class UndetachedLossAccumulation(Rule):
         Places: the step loop, or for an attribute any per-step method (a
         pipeline schedule's microbatch losses cleared in every ``step``).
         """
-        for target, value, statement in graph.assignments():
+        for target, _value, statement in graph.assignments():
             if dotted(target) == storage and "." in storage and self._resets(statement) and where(statement):
                 return True
         for reference in _references(graph, self.facts.module, storage):
