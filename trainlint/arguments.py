@@ -156,7 +156,7 @@ def _add_run_options(command: argparse.ArgumentParser) -> None:
     add("-o", "--output-file", metavar="FILE", help="Write the report to this file.")
     add("--exit-zero", action="store_true", help="Exit 0 even when findings remain.")
     add("--statistics", action="store_true", help="Show counts per rule instead of each finding.")
-    add("-q", "--quiet", action="store_true", help="Print findings only, no summary.")
+    add("-q", "--quiet", action="store_true", help="Print findings and errors only: no summary, no warnings.")
     add("--config", dest="config_file", type=_config_file, metavar="FILE", help="Use this configuration file for every path.")
     add("--exclude", action="append", metavar="GLOBS", help="Replace the exclude patterns.")
     add("--extend-exclude", action="append", metavar="GLOBS", help="Add exclude patterns.")
@@ -173,13 +173,20 @@ def parse_arguments(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     an argparse subcommand fills a positional from one run of words and leaves later ones over."""
     parser = build_parser()
     args, extras = parser.parse_known_args(argv)
-    if not extras:
-        return args
+    if extras:
+        _take_extra_paths(parser, args, extras)
+    if len(getattr(args, "paths", ())) > 1 and "-" in args.paths:
+        # Else `-` would be looked up as a file named `-` (a file of that name is `./-`).
+        parser.error("`-` (read the code from stdin) cannot be combined with other paths")
+    return args
+
+
+def _take_extra_paths(parser: argparse.ArgumentParser, args: argparse.Namespace, extras: Sequence[str]) -> None:
+    """Add to PATHS the words argparse left over; an option it did not know is a usage error."""
     cut = extras.index("--") if "--" in extras else len(extras)  # after `--`, `-x.py` is a path
     if not hasattr(args, "paths") or any(word.startswith("-") and word != "-" for word in extras[:cut]):
         parser.error(f"unrecognized arguments: {' '.join(extras)}")
     args.paths = [*args.paths, *extras[:cut], *extras[cut + 1 :]]
-    return args
 
 
 def resolve_environment(args: argparse.Namespace) -> None:

@@ -153,7 +153,7 @@ def _run_files(mode, paths, resolver, force_exclude, jobs, no_cache, cache_dir, 
         rule_settings = replace(settings.rule_settings_for(path), describe_fixes=_describes_fixes(mode, report.output_format))
         tasks.append(FileTask(_display_path(path), rule_settings, mode, settings.unsafe_fixes, roots))
     if not tasks and not found.warnings:
-        print("warning: No Python files found under the given path(s)", file=sys.stderr)
+        _warn("No Python files found under the given path(s)", report)
     cache = None if no_cache else ResultCache(cache_dir or _project_root(resolver) / CACHE_DIRNAME)
     with _progress(len(tasks), report.quiet) as advance:
         # closing(): an interrupted run stops its worker pool before it exits
@@ -239,7 +239,7 @@ def _run_stdin(mode: str, resolver, stdin_filename: Optional[str], force_exclude
         outcome, new_data = FileOutcome(display), None
     else:
         outcome, new_data = process_source(display, data, task)
-    totals = _Totals(outcome.diagnostics, outcome.applied, [outcome.diff] if outcome.diff else [], outcome.errors, [])
+    totals = _Totals(outcome.diagnostics, outcome.applied, [outcome.diff] if outcome.diff else [], outcome.errors, outcome.warnings)
     sources = _source_reader({display: data})
     if mode == "write":
         sys.stdout.buffer.write(new_data if new_data is not None else data)
@@ -314,7 +314,7 @@ def _report(
         if output_file:
             out.close()
     for warning in totals.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        _warn(warning, options)
     for error in totals.errors:
         print(f"error: {error}", file=sys.stderr)
     if totals.errors:
@@ -326,6 +326,13 @@ def _report(
     if mode == "write" and options.exit_non_zero_on_fix and sum(totals.applied.values()):
         return EXIT_FINDINGS
     return EXIT_FINDINGS if totals.diagnostics else EXIT_CLEAN
+
+
+def _warn(message: str, options: _ReportOptions) -> None:
+    """A warning on stderr, unless --quiet: as with Ruff's, it prints the findings and nothing
+    else. Errors are still printed, since they explain an exit code of 2."""
+    if not options.quiet:
+        print(f"warning: {message}", file=sys.stderr)
 
 
 def _write_bytes(out, data: bytes) -> None:

@@ -209,9 +209,9 @@ def test_a_5_mb_generated_file_gets_a_syntax_check_and_a_warning_in_seconds(demo
     write(demo, {"table.py": generated_table(5_000_000)})
     os.utime(demo / "table.py", ns=(10**9, 10**9))
     started = time.monotonic()
-    result = invoke("fix", "--write", "-q")
+    result = invoke("fix", "--write")  # not -q, which drops warnings
     elapsed = time.monotonic() - started
-    assert (result.exit_code, result.stdout.splitlines()) == (1, [E_TL702])
+    assert (result.exit_code, result.stdout.splitlines()[0]) == (1, E_TL702)
     assert "warning: table.py: 4.8 MiB, larger than the 1 MiB trainlint analyses (generated code?); only its syntax was checked" in result.stderr
     assert (demo / "table.py").stat().st_mtime_ns == 10**9
     assert elapsed < 20, f"{elapsed:.1f} s"

@@ -51,6 +51,18 @@ def test_paths_may_come_between_and_after_options(project: Path) -> None:
     assert {line.split(":")[0] for line in result.stdout.splitlines() if ": TL" in line} == {"a.py", "e.py", "-dash.py"}
 
 
+@pytest.mark.parametrize(
+    "args", [["check", "-", "a.py"], ["fix", "-", "a.py"], ["check", "--fix", "a.py", "-"], ["check", "a.py", "--", "-"], ["check", "-", "-"]]
+)
+def test_stdin_beside_other_paths_is_a_usage_error(project: Path, args) -> None:
+    """`-` is stdin only as the sole path; beside others it was looked up as a file named `-`."""
+    write(project, {"a.py": AUTOCAST})
+    result = invoke(*args, stdin=AUTOCAST.encode())
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.endswith("trainlint: error: `-` (read the code from stdin) cannot be combined with other paths\n")
+    assert (project / "a.py").read_text() == AUTOCAST
+
+
 def test_boolean_pairs_default_to_the_configuration(project: Path) -> None:
     write(project, {"trainlint.yaml": "unsafe-fixes: true\n", "p.py": PRINT})
     assert "unsafe fix" not in invoke("check", "--no-cache").stdout

@@ -23,6 +23,7 @@ from tests.shell.support import (
     run_script,
     write,
 )
+from trainlint import runner
 
 pytestmark = pytest.mark.usefixtures("project")
 
@@ -228,6 +229,44 @@ def test_quiet_prints_findings_only(project: Path) -> None:
     assert (result.exit_code, result.stdout.splitlines()) == (1, [A_TL701, E_TL702, P_TL801])
     write(project, {"a.py": CLEAN, "e.py": CLEAN, "p.py": CLEAN})
     assert (invoke("check", "--quiet").stdout, invoke("check", "--quiet").exit_code) == ("", 0)
+
+
+@pytest.fixture
+def low_analysis_limit(monkeypatch: pytest.MonkeyPatch) -> str:
+    """Code over 100 bytes gets only a syntax check and a warning (the real limit is 1 MiB): returns such code."""
+    monkeypatch.setattr(runner, "MAX_ANALYSED_BYTES", 100)
+    return CLEAN * 50
+
+
+@pytest.mark.parametrize(
+    "args, finding",
+    [(["check"], f"{E_TL702}\n"), (["check", "--statistics"], "1\tTL702\t[ ] demo-eval\n"), (["fix", "--write"], f"{E_TL702}\n")],
+)
+def test_quiet_drops_the_warnings_of_files(project: Path, low_analysis_limit: str, args, finding: str) -> None:
+    """As Ruff's --quiet: "Print diagnostics, but nothing else"."""
+    write(project, {"big.py": low_analysis_limit, "e.py": EVAL})
+    assert "warning: big.py: 0.0 MiB, larger than the " in invoke(*args, "--no-cache").stderr
+    result = invoke(*args, "--no-cache", "-q")
+    assert (result.exit_code, result.stdout, result.stderr) == (1, finding, "")
+
+
+@pytest.mark.parametrize("args", [["check"], ["check", "--fix"], ["fix"]])
+def test_stdin_warnings_show_unless_quiet(project: Path, low_analysis_limit: str, args) -> None:
+    loud = invoke(*args, "-", stdin=low_analysis_limit.encode())
+    assert "warning: -: 0.0 MiB, larger than the " in loud.stderr
+    quiet = invoke(*args, "-q", "-", stdin=low_analysis_limit.encode())
+    assert (quiet.exit_code, quiet.stderr) == (0, "")
+    assert quiet.stdout == (low_analysis_limit if "--fix" in args else "")
+
+
+@pytest.mark.parametrize("args", [[], ["--statistics"]])
+def test_quiet_drops_no_files_found_but_keeps_errors(project: Path, args) -> None:
+    """An error explains the exit code of 2, so --quiet keeps it, as Ruff's does."""
+    assert invoke("check", "-q", *args).stderr == ""
+    write(project, {"e.py": EVAL})
+    result = invoke("check", "-q", *args, "missing.py", "e.py")
+    assert result.exit_code == 2
+    assert result.stderr == "error: missing.py: No such file or directory\n"
 
 
 def test_output_file_takes_the_report(project: Path) -> None:
