@@ -56,6 +56,23 @@ COMPAT_ERRORS = frozenset({"AttributeError", "TypeError", "ImportError", "Module
 SNIFF_MESSAGE = (
     'This device-type test maps MPS (and every other non-CUDA device) to "cpu", so autocast never runs on MPS'
 )
+# Where a name is bound: the field of its parent that holds it (the name in `def autocast`, `for autocast in`).
+_BINDING_FIELDS = {
+    cst.FunctionDef: "name",
+    cst.ClassDef: "name",
+    cst.Param: "name",
+    cst.AsName: "name",
+    cst.ImportAlias: "name",
+    cst.NameItem: "name",
+    cst.MatchAs: "name",
+    cst.MatchStar: "name",
+    cst.AssignTarget: "target",
+    cst.AnnAssign: "target",
+    cst.AugAssign: "target",
+    cst.For: "target",
+    cst.CompFor: "target",
+    cst.NamedExpr: "target",
+}
 _NO_SPACE = cst.SimpleWhitespace("")
 _KEYWORD_EQUAL = cst.AssignEqual(whitespace_before=_NO_SPACE, whitespace_after=_NO_SPACE)
 
@@ -68,7 +85,8 @@ class CudaAmpOnOtherDevice(Rule):
     hard-wired to "cuda") in code that can run on MPS or the CPU.
 
     It reports `torch.cuda.amp.autocast` / `torch.cuda.amp.GradScaler` (under
-    any import spelling), `torch.autocast("cuda")`,
+    any import spelling, `from torch.cuda.amp import *` too, unless the module
+    binds the name otherwise), `torch.autocast("cuda")`,
     `torch.amp.autocast(device_type="cuda")`, `torch.amp.GradScaler("cuda")`
     (or with no device: it defaults to CUDA), and a device type sniffed as
     `"cuda" if "cuda" in device else "cpu"` that feeds autocast. "Can run on
@@ -86,8 +104,14 @@ class CudaAmpOnOtherDevice(Rule):
     `check_amp` is trusted by its name), or to the switch that picks CUDA
     (`enabled=args.cuda` where `device = "cuda" if args.cuda else "cpu"`);
     code under `if device.type == "cuda":`, `if torch.cuda.is_available():`,
-    `if args.cuda:` (that same switch), `case "cuda":`, after `if not
-    torch.cuda.is_available(): raise ...`, or in a test skipped without CUDA (`@RunIf(min_cuda_gpus=1)` too);
+    `if args.cuda:` (that same switch), `case "cuda":`, or in a test skipped
+    without CUDA (`@RunIf(min_cuda_gpus=1)` too); code after a guard that
+    leaves (`raise`, `sys.exit()`, `return`) off CUDA, earlier in the same or
+    an enclosing block: `if not torch.cuda.is_available(): raise ...`,
+    `if device != "cuda": sys.exit(...)`, `assert device == "cuda"`, or
+    `if device == "cpu": raise SystemExit(...)` where `device` can only be
+    `"cuda"` or `"cpu"` (a guard in another function, one that only warns,
+    or one that rejects MPS but lets the CPU through does not count);
     CUDA-only modules (`assert torch.cuda.is_available()`,
     `torch.cuda.set_device`, NCCL, `f"cuda:{rank}"`, an import of TensorRT,
     cuda-python, PyCUDA, CuPy or Apex, an unconditional
@@ -137,7 +161,8 @@ class CudaAmpOnOtherDevice(Rule):
     an enclosing `for device in ...:` or `with ... as device:` is that
     loop's value, of unknown kind. A now-unused
     `from torch.cuda.amp import ...` is dropped and `import torch` added if
-    needed. A sniffed device type becomes `torch.device(device).type`.
+    needed; a `from torch.cuda.amp import *` stays, as it may bring in other
+    names. A sniffed device type becomes `torch.device(device).type`.
 
     With no device in scope the fix is unsafe:
     `torch.amp.autocast("cuda", enabled=torch.cuda.is_available())` silences
@@ -172,8 +197,7 @@ class CudaAmpOnOtherDevice(Rule):
         self.report(node, _message(api), fix=self._amp_fix(node, api, arguments))
 
     def _amp_call(self, node: cst.Call) -> Optional[Tuple[AmpApi, Arguments]]:
-        name = self.facts.qualified_name(node.func)
-        api = AMP_APIS.get(name or "")
+        api = self._amp_api(node.func)
         head = (dotted(node.func) or "").split(".")[0]
         if api is None or head in self._ambiguous_imports:
             return None
@@ -214,10 +238,46 @@ class CudaAmpOnOtherDevice(Rule):
 
     def _uses_amp(self, tree: cst.CSTNode, cuda_only: bool) -> bool:
         for call in _calls_in(tree):
-            api = AMP_APIS.get(self.facts.qualified_name(call.func) or "")
+            api = self._amp_api(call.func)
             if api is not None and api.cuda_only == cuda_only:
                 return True
         return False
+
+    def _amp_api(self, func: cst.BaseExpression) -> Optional[AmpApi]:
+        """The AMP entry point ``func`` names, imported by name or by ``from torch.cuda.amp import *`` and the like."""
+        name = self.facts.qualified_name(func)
+        if name is None and isinstance(func, cst.Name):
+            return self._star_imported.get(func.value)
+        return AMP_APIS.get(name or "")
+
+    @functools.cached_property
+    def _star_imported(self) -> Dict[str, AmpApi]:
+        """The AMP names star imports bring in: ``from torch.cuda.amp import *`` binds ``autocast`` and ``GradScaler``.
+
+        The import table does not list them. A name counts only where one AMP
+        entry point offers it and the module binds it nowhere else (a ``def
+        autocast``, an ``autocast = ...``, an ``import ... as autocast``).
+        """
+        offered: Dict[str, Set[AmpApi]] = {}
+        for statement in self.facts.nodes(cst.ImportFrom):
+            if isinstance(statement.names, cst.ImportStar) and statement.module is not None and not statement.relative:
+                for name, api in _star_exports(dotted(statement.module) or ""):
+                    offered.setdefault(name, set()).add(api)
+        return {name: api for name, (api, *others) in offered.items() if not others and not self._bound_here(name)}
+
+    def _bound_here(self, name: str) -> bool:
+        """Bound anywhere, in any scope: a local ``autocast`` may be what a call means, so it is not read as AMP."""
+        return any(node.value == name and self._binds(node) for node in self.facts.nodes(cst.Name))
+
+    def _binds(self, name: cst.Name) -> bool:
+        """``name`` is bound where it stands: a ``def``/``class``/parameter name, a target, an import or ``as`` name."""
+        node, parent = name, self.facts.parent(name)
+        while isinstance(parent, (cst.Element, cst.StarredElement, cst.Tuple, cst.List)):  # `a, autocast = ...`
+            node, parent = parent, self.facts.parent(parent)
+        if isinstance(parent, cst.ImportAlias) and parent.asname is not None:
+            return False  # `from x import autocast as ac` binds `ac`
+        field = _BINDING_FIELDS.get(type(parent))
+        return field is not None and getattr(parent, field) is node
 
     @functools.cached_property
     def _ambiguous_imports(self) -> FrozenSet[str]:
@@ -353,6 +413,14 @@ def _fix_message(api: AmpApi, device: Optional[DeviceInScope]) -> str:
     if api.family == "autocast":
         return "Use `torch.amp.autocast` with the device's type, enabled off the CPU"
     return "Use `torch.amp.GradScaler` with the device's type, enabled on CUDA only"
+
+
+def _star_exports(module: str) -> Iterator[Tuple[str, AmpApi]]:
+    """The AMP entry points ``from <module> import *`` binds: every module in AMP_APIS lists them in ``__all__``."""
+    for qualified, api in AMP_APIS.items():
+        owner, _, name = qualified.rpartition(".")
+        if owner == module:
+            yield name, api
 
 
 def _bind(call: cst.Call, parameters: Tuple[str, ...]) -> Optional[Arguments]:

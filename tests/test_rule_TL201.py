@@ -58,6 +58,11 @@ def only_fix(text: str):
         ("import torch", 'torch.amp.GradScaler("cuda")'),
         ("import torch", "torch.amp.GradScaler()"),
         ("import torch", "torch.GradScaler(enabled=True)"),
+        ("import torch\nfrom torch.cuda.amp import *", "autocast()"),
+        ("from torch.cuda.amp import *", "GradScaler(init_scale=1024.0)"),
+        ("import torch\nfrom torch.cuda.amp.autocast_mode import *", "autocast()"),
+        ("import torch\nfrom torch.cuda.amp.grad_scaler import *", "GradScaler()"),
+        ("import torch\nfrom torch.amp import *", "GradScaler()"),  # torch.amp.GradScaler defaults to "cuda"
     ],
 )
 def test_cuda_only_amp_is_reported_under_every_spelling(imports: str, call: str) -> None:
@@ -81,6 +86,27 @@ def test_cuda_only_amp_is_reported_under_every_spelling(imports: str, call: str)
 )
 def test_device_aware_disabled_or_unreadable_amp_is_not_reported(call: str) -> None:
     assert findings(f"import torch\n{MPS_DEVICE}x = {call}\n") == []
+
+
+@pytest.mark.parametrize(
+    "binding",
+    [
+        "def autocast(enabled=True):\n    return nullcontext()",
+        "class autocast:\n    pass",
+        "autocast = nullcontext",
+        "autocast, GradScaler = nullcontext, None",
+        "from contextlib import nullcontext as autocast",
+        "from .amp import autocast, GradScaler",
+        "import contextlib as autocast",
+        "for autocast in (nullcontext,):\n    pass",
+        "def step(autocast, GradScaler):\n    pass",
+        "with open(path) as autocast:\n    pass",
+        "from torch.amp import *",  # two star imports offer `autocast`: which one wins is not read
+    ],
+)
+def test_a_star_imported_name_bound_otherwise_is_not_reported(binding: str) -> None:
+    source = f"import torch\nfrom torch.cuda.amp import *\n{MPS_DEVICE}{binding}\nwith autocast():\n    pass\n"
+    assert findings(source) == []
 
 
 @pytest.mark.parametrize(
@@ -203,6 +229,82 @@ GUARDS = {
 def test_guard_silences_what_its_absence_reports(guarded: str, unguarded: str) -> None:
     assert findings(f"import torch\n{MPS_DEVICE}{guarded}\n") == []
     assert findings(f"import torch\n{MPS_DEVICE}{unguarded}\n") != []
+
+
+CUDA_OR_CPU = 'device = "cuda" if torch.cuda.is_available() else "cpu"\n'
+CUDA_MPS_OR_CPU = (
+    'device = "cuda" if torch.cuda.is_available() else "mps" if torch.backends.mps.is_available() else "cpu"\n'
+)
+SCALER = "scaler = torch.cuda.amp.GradScaler()"
+LEAVING_GUARDS = {
+    "raise when the device is the CPU": (
+        f'{CUDA_OR_CPU}if device == "cpu":\n    raise SystemExit("needs a GPU")\n{SCALER}',
+        f'{CUDA_OR_CPU}if device == "cpu":\n    print("no GPU: this will be slow")\n{SCALER}',
+    ),
+    "exit when the device is not CUDA": (
+        f'{CUDA_OR_CPU}if device != "cuda":\n    sys.exit("needs a GPU")\n{SCALER}',
+        f'{CUDA_OR_CPU}if device != "cuda":\n    warnings.warn("no GPU")\n{SCALER}',
+    ),
+    "assert the device is CUDA": (
+        f'{CUDA_OR_CPU}assert device == "cuda", "needs a GPU"\n{SCALER}',
+        f'{CUDA_OR_CPU}assert device in ("cuda", "cpu")\n{SCALER}',
+    ),
+    "CPU literal on the left, quit()": (
+        f'{CUDA_OR_CPU}if "cpu" == device:\n    quit()\n{SCALER}',
+        f'{CUDA_OR_CPU}if "cpu" == device and strict:\n    quit()\n{SCALER}',
+    ),
+    "device type of a torch.device": (
+        f'device = torch.device("cuda:0" if torch.cuda.is_available() else "cpu")\n'
+        f'if device.type == "cpu":\n    raise SystemExit\n{SCALER}',
+        f'device = torch.device("cuda:0" if torch.cuda.is_available() else "cpu")\n'
+        f'if device == "cpu":\n    raise SystemExit\n{SCALER}',  # a torch.device never equals a string
+    ),
+    "CUDA unavailable at the top of the function": (
+        f'{CUDA_OR_CPU}def main():\n    if not torch.cuda.is_available():\n        raise RuntimeError("needs CUDA")\n'
+        f"    {SCALER}",
+        f'{CUDA_OR_CPU}def main():\n    if not torch.cuda.is_available():\n        logging.warning("no CUDA")\n'
+        f"    {SCALER}",
+    ),
+    "return from main, before the AMP": (
+        f'{CUDA_OR_CPU}def main():\n    if device == "cpu":\n        return\n    {SCALER}',
+        f'{CUDA_OR_CPU}def main():\n    {SCALER}\n    if device == "cpu":\n        return',
+    ),
+    "guard in the function, not in another one": (
+        f'{CUDA_OR_CPU}def main():\n    if device == "cpu":\n        raise SystemExit\n    {SCALER}',
+        f'{CUDA_OR_CPU}def check():\n    if device == "cpu":\n        raise SystemExit\ndef main():\n    {SCALER}',
+    ),
+    "guard in an enclosing block, not a nested one": (
+        f'{CUDA_OR_CPU}if device == "cpu":\n    raise SystemExit\nif amp:\n    {SCALER}',
+        f'{CUDA_OR_CPU}if strict:\n    if device == "cpu":\n        raise SystemExit\n{SCALER}',
+    ),
+    "every non-CUDA device rejected, not MPS alone": (
+        f'{CUDA_MPS_OR_CPU}if device in ("cpu", "mps"):\n    raise SystemExit\n{SCALER}',
+        f'{CUDA_MPS_OR_CPU}if device == "mps":\n    raise SystemExit\n{SCALER}',
+    ),
+    "no longer known once reassigned from elsewhere": (
+        f'{CUDA_OR_CPU}if device == "cpu":\n    raise SystemExit\n{SCALER}',
+        f'{CUDA_OR_CPU}device = args.device or device\nif device == "cpu":\n    raise SystemExit\n{SCALER}',
+    ),
+    "not known where `device` is also a parameter": (
+        f'{CUDA_OR_CPU}if device == "cpu":\n    raise SystemExit\n{SCALER}',
+        f'{CUDA_OR_CPU}def move(x, device):\n    return x.to(device)\n'
+        f'if device == "cpu":\n    raise SystemExit\n{SCALER}',
+    ),
+}
+
+
+@pytest.mark.parametrize("guarded, unguarded", LEAVING_GUARDS.values(), ids=LEAVING_GUARDS.keys())
+def test_a_guard_that_leaves_off_cuda_silences_the_amp_after_it(guarded: str, unguarded: str) -> None:
+    """A guard counts when it leaves off CUDA, before the AMP, in the AMP's block or an enclosing one."""
+    assert findings(f"import sys\nimport torch\n{guarded}\n") == []
+    assert findings(f"import sys\nimport torch\n{unguarded}\n") != []
+
+
+def test_a_device_rewrapped_in_itself_is_of_unknown_value() -> None:
+    """``device = torch.device(device)`` says nothing about ``device``: no endless recursion, no guard."""
+    guard = 'if device.type == "cpu":\n    raise SystemExit\n'
+    source = f"import torch\n{CUDA_OR_CPU}device = torch.device(device)\n{guard}{SCALER}\n"
+    assert findings(source) == [6]
 
 
 def test_a_cuda_check_that_only_picks_the_dtype_does_not_tie_the_scaler() -> None:
@@ -371,6 +473,15 @@ def test_imports_follow_the_fix() -> None:
     text = fixed(source)
     assert text.startswith("import torch\nfrom torch.cuda.amp import GradScaler\n")  # GradScaler is still used
     assert "torch.amp.autocast(device_type=torch.device(device).type" in text
+
+
+def test_a_star_import_stays_and_torch_is_imported() -> None:
+    """The star import may bring in other names (``custom_fwd``): only the call changes."""
+    source = "from torch.cuda.amp import *\ndef step(device):\n    return autocast()\n"
+    assert fixed(source) == (
+        "import torch\nfrom torch.cuda.amp import *\ndef step(device):\n"
+        '    return torch.amp.autocast(device_type=torch.device(device).type, enabled=torch.device(device).type != "cpu")\n'
+    )
 
 
 def test_an_aliased_torch_is_reused() -> None:

@@ -55,6 +55,12 @@ CASES = [
     Case("bad_autocast_decorated_forward", "regression"),
     # The loop variable shadows the module's torch.device: the fix must not call `.type` on a string.
     Case("bad_device_names_loop_variable", "regression"),
+    # A CUDA guard that does not cover the AMP code: in another function, a warning only, MPS only.
+    Case("bad_cuda_check_in_another_function", "lstm"),
+    Case("bad_cpu_check_only_warns", "regression"),
+    Case("bad_mps_rejected_cpu_allowed", "regression"),
+    # `from torch.cuda.amp import *`: the fix spells out `torch.amp` and adds `import torch`.
+    Case("bad_star_import", "lstm"),
 ]
 RUNNABLE_OK_CASES = [
     "ok_device_aware_amp",

@@ -11,8 +11,9 @@ know three things that no single call shows:
   ``model.cuda()``);
 - whether one node only ever runs on CUDA (inside ``if device.type ==
   "cuda":``, ``if args.cuda:`` where ``args.cuda`` picks the device,
-  ``case "cuda":``, after ``if not torch.cuda.is_available(): raise``), or a value
-  such as ``enabled=`` is tied to the device being CUDA;
+  ``case "cuda":``, after ``if not torch.cuda.is_available(): raise`` or after
+  ``if device == "cpu": sys.exit()`` where ``device`` is ``"cuda"`` or ``"cpu"``),
+  or a value such as ``enabled=`` is tied to the device being CUDA;
 - which expression holds the device where a fix needs it (``device``,
   ``self.device``, ``args.device``) and whether it is a ``torch.device`` or a
   string, so that a fix spells its device *type* correctly.
@@ -238,8 +239,7 @@ class _ModuleScan(cst.CSTVisitor):
 
     def _picks_cuda(self, value: cst.BaseExpression) -> Optional[bool]:
         """True for a CUDA device (``"cuda"``, ``torch.device("cuda:0")``, ``f"cuda:{rank}"``), False for another one."""
-        if isinstance(value, cst.Call) and self.facts.qualified_name(value.func) == "torch.device" and value.args:
-            value = value.args[0].value
+        value = self.device_named_by(value)
         if isinstance(value, cst.FormattedString):
             first = value.parts[0] if value.parts else None
             return True if isinstance(first, cst.FormattedStringText) and first.value.startswith("cuda:") else None
@@ -286,6 +286,42 @@ class _ModuleScan(cst.CSTVisitor):
         name = self.facts.qualified_name(node) or ""
         if name.startswith(("torch.backends.mps", "torch.mps")):
             self.references_mps = True
+
+    def device_named_by(self, value: cst.BaseExpression) -> cst.BaseExpression:
+        """The name inside ``torch.device(name)``, else ``value`` itself: both stand for the same device."""
+        if isinstance(value, cst.Call) and self.facts.qualified_name(value.func) == "torch.device" and value.args:
+            return value.args[0].value
+        return value
+
+    def literal_values(
+        self, expression: cst.BaseExpression, as_device: bool = False, _seen: FrozenSet[str] = frozenset()
+    ) -> Optional[FrozenSet[str]]:
+        """The strings an expression can hold when it is built from literals only, else None.
+
+        A name counts when every assignment to it in the module is literal and
+        it is never a parameter (a parameter's value comes from the caller).
+        ``<device>.type`` holds the type of each device it may be
+        (``torch.device("cuda:1")`` or ``"cuda:1"``: ``"cuda"``); with
+        ``as_device``, ``torch.device(x)`` stands for ``x`` (it is not a
+        string: ``torch.device("cpu") == "cpu"`` is False).
+        """
+        if as_device:
+            expression = self.device_named_by(expression)
+        if isinstance(expression, cst.IfExp):
+            body, orelse = (self.literal_values(e, as_device, _seen) for e in (expression.body, expression.orelse))
+            return body | orelse if body is not None and orelse is not None else None
+        if isinstance(expression, cst.Attribute) and expression.attr.value == "type":
+            devices = self.literal_values(expression.value, True, _seen)
+            return frozenset(d.split(":")[0] for d in devices) if devices is not None else None
+        literal = string_value(expression)
+        if literal is not None:
+            return frozenset({literal})
+        name = dotted(expression)
+        values = self.assignments.get(name or "")
+        if not values or name in _seen or any(p.name.value == name for p in self.parameters):
+            return None  # unassigned, a parameter, or a cycle: `device = torch.device(device)`
+        found = [self.literal_values(v, as_device, _seen | {name}) if v is not None else None for v in values]
+        return None if any(f is None for f in found) else frozenset().union(*found)
 
 
 def _scan(facts: "ModuleFacts") -> _ModuleScan:
@@ -434,28 +470,11 @@ class DevicesInUse:
         return True
 
     def _is_cuda_device(self, value: Optional[cst.BaseExpression]) -> bool:
-        if isinstance(value, cst.Call) and self.facts.qualified_name(value.func) == "torch.device" and value.args:
-            value = value.args[0].value
-        return value is not None and bool(CUDA_DEVICE.match(string_value(value) or ""))
+        return value is not None and bool(CUDA_DEVICE.match(string_value(self._scan.device_named_by(value)) or ""))
 
     def literal_values(self, expression: cst.BaseExpression) -> Optional[FrozenSet[str]]:
-        """The strings an expression can hold when it is built from literals only, else None.
-
-        A name counts when every assignment to it in the module is literal and
-        it is never a parameter (a parameter's value comes from the caller).
-        """
-        if isinstance(expression, cst.IfExp):
-            body, orelse = self.literal_values(expression.body), self.literal_values(expression.orelse)
-            return body | orelse if body is not None and orelse is not None else None
-        literal = string_value(expression)
-        if literal is not None:
-            return frozenset({literal})
-        name = dotted(expression)
-        values = self._scan.assignments.get(name or "")
-        if not values or any(p.name.value == name for p in self._scan.parameters):
-            return None
-        found = [self.literal_values(v) if v is not None else None for v in values]
-        return None if any(f is None for f in found) else frozenset().union(*found)
+        """The strings a device expression can hold when it is built from literals only, else None."""
+        return self._scan.literal_values(expression)
 
 
 class CudaOnlyRegions:
@@ -497,25 +516,41 @@ class CudaOnlyRegions:
     def _comparison_condition(self, left: cst.BaseExpression, target: cst.ComparisonTarget) -> Optional[bool]:
         right, operator = target.comparator, target.operator
         if isinstance(operator, (cst.Equal, cst.NotEqual)):
-            literal = string_value(left) or string_value(right) or ""
-            if not CUDA_DEVICE.match(literal):
-                return None  # `== "cpu"` and `!= "cpu"` both let MPS through one way or the other
-            return isinstance(operator, cst.Equal)
+            if string_value(left) is not None:  # "cpu" == device
+                left, right = right, left
+            literal = string_value(right)
+            choices = [literal] if literal is not None else []
+            return self._choice_condition(left, choices, negated=isinstance(operator, cst.NotEqual))
         if isinstance(operator, (cst.In, cst.NotIn)):
-            return self._membership_condition(left, right, negated=isinstance(operator, cst.NotIn))
+            negated = isinstance(operator, cst.NotIn)
+            if CUDA_DEVICE.match(string_value(left) or ""):  # "cuda" in str(device)
+                return not negated
+            return self._choice_condition(left, _strings_in(right), negated)
         if isinstance(left, cst.Call) and self.facts.qualified_name(left.func) == "torch.cuda.device_count":
             return True if isinstance(operator, (cst.GreaterThan, cst.GreaterThanEqual, cst.NotEqual)) else None
         return None
 
-    @staticmethod
-    def _membership_condition(left: cst.BaseExpression, right: cst.BaseExpression, negated: bool) -> Optional[bool]:
-        if CUDA_DEVICE.match(string_value(left) or ""):  # "cuda" in str(device)
-            return not negated
-        choices = _strings_in(right)
+    def _choice_condition(self, device: cst.BaseExpression, choices: List[str], negated: bool) -> Optional[bool]:
+        """``device in choices`` (or ``device == choice``), negated for ``not in`` (``!=``).
+
+        Only on CUDA when every choice is CUDA. Only off CUDA when the choices
+        are other devices and cover every one ``device`` can be but CUDA:
+        ``device.type in {"cpu", "mps"}``, or ``device == "cpu"`` where
+        ``device = "cuda" if torch.cuda.is_available() else "cpu"``. Otherwise
+        unknown: ``device.type == "cpu"`` lets MPS through one way or the other.
+        """
         if choices and all(CUDA_DEVICE.match(c) for c in choices):
             return not negated
-        covers_other_devices = {"cpu", "mps"} <= set(choices)  # device.type in {"cpu", "mps"}
-        return negated if covers_other_devices and all(NON_CUDA_DEVICE.match(c) for c in choices) else None
+        if not choices or not all(NON_CUDA_DEVICE.match(c) for c in choices):
+            return None
+        if {"cpu", "mps"} <= set(choices) or self._is_cuda_or_one_of(device, choices):
+            return negated
+        return None
+
+    def _is_cuda_or_one_of(self, device: cst.BaseExpression, choices: List[str]) -> bool:
+        """Every value ``device`` can hold (known from literals) is CUDA or one of ``choices``."""
+        values = self._scan.literal_values(device)
+        return values is not None and all(CUDA_DEVICE.match(v) or v in choices for v in values)
 
     def _call_condition(self, test: cst.Call) -> Optional[bool]:
         if self.facts.qualified_name(test.func) in CUDA_CHECK_CALLS:
