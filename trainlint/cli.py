@@ -138,7 +138,7 @@ def _interrupted(mode: str, interrupt: KeyboardInterrupt) -> int:
 
 def _run_files(mode, paths, resolver, force_exclude, jobs, no_cache, cache_dir, report: _ReportOptions):
     from trainlint.cache import CACHE_DIRNAME, ResultCache
-    from trainlint.discovery import discover
+    from trainlint.discovery import discover, display_path
     from trainlint.runner import FileTask, collect, default_jobs, run_tasks
 
     found = discover([Path(p) for p in paths], resolver, force_exclude=force_exclude)
@@ -151,7 +151,7 @@ def _run_files(mode, paths, resolver, force_exclude, jobs, no_cache, cache_dir, 
         settings = resolver.for_path(path)
         unsafe = settings.unsafe_fixes
         rule_settings = replace(settings.rule_settings_for(path), describe_fixes=_describes_fixes(mode, report.output_format))
-        tasks.append(FileTask(_display_path(path), rule_settings, mode, settings.unsafe_fixes, roots))
+        tasks.append(FileTask(display_path(path), rule_settings, mode, settings.unsafe_fixes, roots))
     if not tasks and not found.warnings:
         _warn("No Python files found under the given path(s)", report)
     cache = None if no_cache else ResultCache(cache_dir or _project_root(resolver) / CACHE_DIRNAME)
@@ -174,16 +174,6 @@ def _project_root(resolver) -> Path:
     """The folder of the configuration that applies to the working directory (or the working
     directory itself): the cache lives there, as Ruff's does, so that runs from subfolders share it."""
     return resolver.for_path(Path.cwd()).root
-
-
-def _display_path(path: Path) -> str:
-    """Paths under the working directory are shown (and put in diff headers) relative to it, as Ruff does."""
-    if path.is_absolute():
-        try:
-            return str(path.relative_to(Path.cwd()))
-        except ValueError:
-            pass
-    return str(path)
 
 
 class _ProgressLine:

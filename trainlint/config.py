@@ -2,8 +2,10 @@
 
 The nearest configuration file above a checked path applies to it, so a
 monorepo can carry one per project. Every key and value is validated when the
-file is loaded; a mistake is a one-line :class:`ConfigError` naming the file,
-the key and what is allowed, never a traceback.
+file is loaded; a mistake is a :class:`ConfigError` naming the file, the key
+and what is allowed, never a traceback. Its first line is
+``path:line:col: message``, followed by the line with carets under the key or
+value, as Ruff shows it; where the place cannot be found, ``path: message``.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ KNOWN_KEYS = (
     "respect-gitignore",
     "options",
 )
+
+KeyPath = Tuple[Any, ...]  # keys from the trainlint table down (an int is a list index); () is the table itself
 
 
 class ConfigError(ValueError):
@@ -52,42 +56,47 @@ class Config:
         return self.path.parent if self.path else None
 
 
+def tomllib_module():
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on old Pythons only
+        import tomli as tomllib
+    return tomllib
+
+
 def _read_table(path: Path) -> Optional[Dict[str, Any]]:
     """The raw trainlint table of a file, or None when a pyproject.toml has none."""
     try:
         raw = path.read_bytes()
     except OSError as error:
-        raise ConfigError(f"{path}: cannot read the configuration file: {error.strerror}") from None
+        raise _config_error(path, f"cannot read the configuration file: {error.strerror}") from None
     if path.suffix == ".toml":
-        if sys.version_info >= (3, 11):
-            import tomllib
-        else:  # pragma: no cover - exercised on old Pythons only
-            import tomli as tomllib
+        tomllib = tomllib_module()
         try:
             document = tomllib.loads(raw.decode("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-            raise ConfigError(f"{path}: invalid TOML: {error}") from None
+            raise _config_error(path, f"invalid TOML: {error}") from None
         tool = document.get("tool", {})
         table = tool.get("trainlint") if isinstance(tool, dict) else None
         if table is None:
             return None
         if not isinstance(table, dict):
-            raise ConfigError(f"{path}: [tool.trainlint] must be a table")
+            raise _config_error(path, "[tool.trainlint] must be a table", (), at_value=True)
         return table
     if path.suffix not in (".yaml", ".yml"):
-        raise ConfigError(f"{path}: unsupported configuration file (use pyproject.toml, trainlint.yaml or .trainlint.yaml)")
+        raise _config_error(path, "unsupported configuration file (use pyproject.toml, trainlint.yaml or .trainlint.yaml)")
     import yaml
 
     try:
         document = yaml.safe_load(raw.decode("utf-8"))
     except UnicodeDecodeError as error:
-        raise ConfigError(f"{path}: invalid YAML: not UTF-8 ({error.reason})") from None
+        raise _config_error(path, f"invalid YAML: not UTF-8 ({error.reason})") from None
     except yaml.YAMLError as error:
-        raise ConfigError(f"{path}: invalid YAML: {_yaml_problem(error)}") from None
+        raise _config_error(path, f"invalid YAML: {_yaml_problem(error)}") from None
     if document is None:
         return {}
     if not isinstance(document, dict):
-        raise ConfigError(f"{path}: the top level must be a mapping of settings")
+        raise _config_error(path, "the top level must be a mapping of settings", (), at_value=True)
     return document
 
 
@@ -112,7 +121,7 @@ def find_config_file(directory: Path) -> Optional[Path]:
 def load_config(path: Path) -> Config:
     table = _read_table(path)
     if table is None:
-        raise ConfigError(f"{path}: no [tool.trainlint] table")
+        raise _config_error(path, "no [tool.trainlint] table")
     return parse_config(table, path)
 
 
@@ -124,85 +133,127 @@ def _did_you_mean(word: str, choices) -> str:
 
 
 def parse_config(table: Mapping[str, Any], path: Optional[Path]) -> Config:
-    where = f"{path}" if path else "configuration"
+    """Validate the raw table read from ``path``: selectors too, so that an unknown one is shown where it is written."""
     section = "[tool.trainlint]" if path and path.name == "pyproject.toml" else "the top level"
     for key in table:
         if key not in KNOWN_KEYS:
-            raise ConfigError(
-                f"{where}: unknown key `{key}` in {section}{_did_you_mean(str(key), KNOWN_KEYS)} "
-                f"(valid keys: {', '.join(KNOWN_KEYS)})"
-            )
+            valid = f"{_did_you_mean(str(key), KNOWN_KEYS)} (valid keys: {', '.join(KNOWN_KEYS)})"
+            raise _config_error(path, f"unknown key `{key}` in {section}{valid}", (key,))
 
     def strings(key: str) -> Optional[Tuple[str, ...]]:
         if key not in table:
             return None
-        value = table[key]
-        if isinstance(value, str):
-            value = [value]
-        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-            raise ConfigError(f"{where}: `{key}` must be a list of strings, got {value!r}")
-        return tuple(value)
+        value = _string_list(table[key])
+        if value is None:
+            raise _config_error(path, f"`{key}` must be a list of strings, got {table[key]!r}", (key,), at_value=True)
+        return value
+
+    def selectors(key: str) -> Optional[Tuple[str, ...]]:
+        value = strings(key)
+        _check_selectors(path, (key,), table.get(key, []), f"`{key}`")
+        return value
 
     def boolean(key: str) -> Optional[bool]:
         if key not in table:
             return None
         value = table[key]
         if not isinstance(value, bool):
-            raise ConfigError(f"{where}: `{key}` must be true or false, got {value!r}")
+            raise _config_error(path, f"`{key}` must be true or false, got {value!r}", (key,), at_value=True)
         return value
 
     return Config(
         path=path,
-        select=strings("select"),
-        ignore=strings("ignore") or (),
-        extend_select=strings("extend-select") or (),
-        per_file_ignores=_per_file_ignores(table.get("per-file-ignores", {}), where),
+        select=selectors("select"),
+        ignore=selectors("ignore") or (),
+        extend_select=selectors("extend-select") or (),
+        per_file_ignores=_per_file_ignores(table.get("per-file-ignores", {}), path),
         exclude=strings("exclude"),
         extend_exclude=strings("extend-exclude") or (),
         unsafe_fixes=boolean("unsafe-fixes"),
         respect_gitignore=boolean("respect-gitignore"),
-        options=_rule_options(table.get("options", {}), where),
+        options=_rule_options(table.get("options", {}), path),
     )
 
 
-def _per_file_ignores(value: Any, where: str) -> Tuple[Tuple[str, Tuple[str, ...]], ...]:
+def _string_list(value: Any) -> Optional[Tuple[str, ...]]:
+    """A list of strings, or one string as a list of one; None for anything else."""
+    items = [value] if isinstance(value, str) else value
+    if isinstance(items, list) and all(isinstance(item, str) for item in items):
+        return tuple(items)
+    return None
+
+
+def _check_selectors(path: Optional[Path], keys: KeyPath, value: Any, origin: str) -> None:
+    """Expand each selector of a (validated) string or list of strings here, where the file is at hand,
+    so that an unknown one gets a caret under it; building the settings expands them again."""
+    from trainlint.registry import SelectorError, expand_selector
+
+    listed = isinstance(value, list)
+    for index, selector in enumerate(value if listed else [value]):
+        try:
+            expand_selector(selector, origin)
+        except SelectorError as error:
+            raise _config_error(path, str(error), keys + (index,) if listed else keys, at_value=True) from None
+
+
+def _per_file_ignores(value: Any, path: Optional[Path]) -> Tuple[Tuple[str, Tuple[str, ...]], ...]:
     if not isinstance(value, dict):
-        raise ConfigError(f"{where}: `per-file-ignores` must map glob patterns to lists of rule codes")
+        message = "`per-file-ignores` must map glob patterns to lists of rule codes"
+        raise _config_error(path, message, ("per-file-ignores",), at_value=True)
     result: List[Tuple[str, Tuple[str, ...]]] = []
     for pattern, codes in value.items():
-        if isinstance(codes, str):
-            codes = [codes]
-        if not isinstance(codes, list) or not all(isinstance(code, str) for code in codes):
-            raise ConfigError(f"{where}: `per-file-ignores` entry `{pattern}` must be a list of rule codes")
-        result.append((str(pattern), tuple(codes)))
+        keys = ("per-file-ignores", pattern)
+        selectors = _string_list(codes)
+        if selectors is None:
+            raise _config_error(path, f"`per-file-ignores` entry `{pattern}` must be a list of rule codes", keys, at_value=True)
+        _check_selectors(path, keys, codes, f'`per-file-ignores` ("{pattern}")')
+        result.append((str(pattern), selectors))
     return tuple(result)
 
 
-def _rule_options(value: Any, where: str) -> Dict[str, Dict[str, Any]]:
+def _rule_options(value: Any, path: Optional[Path]) -> Dict[str, Dict[str, Any]]:
     """Validate ``options.<code or name>.<option> = value`` against what each rule declares."""
     from trainlint.registry import ENTRIES_BY_CODE, ENTRIES_BY_NAME, find_entry, load_rule
 
     if not isinstance(value, dict):
-        raise ConfigError(f"{where}: `options` must map rule codes to tables of options")
+        raise _config_error(path, "`options` must map rule codes to tables of options", ("options",), at_value=True)
     result: Dict[str, Dict[str, Any]] = {}
     for rule_key, settings in value.items():
+        keys = ("options", rule_key)
         entry = find_entry(str(rule_key))
         if entry is None:
             known = list(ENTRIES_BY_CODE) + list(ENTRIES_BY_NAME)
-            raise ConfigError(f"{where}: `options.{rule_key}` names no rule{_did_you_mean(str(rule_key), known)}")
+            raise _config_error(path, f"`options.{rule_key}` names no rule{_did_you_mean(str(rule_key), known)}", keys)
         if not isinstance(settings, dict):
-            raise ConfigError(f"{where}: `options.{rule_key}` must be a table of options")
+            raise _config_error(path, f"`options.{rule_key}` must be a table of options", keys, at_value=True)
         declared = load_rule(entry.code).options
         for name, option_value in settings.items():
             option = declared.get(name)
             if option is None:
-                allowed = ", ".join(declared) or "none"
-                raise ConfigError(
-                    f"{where}: unknown option `{name}` for {entry.code}{_did_you_mean(str(name), declared)} "
-                    f"(valid options: {allowed})"
-                )
+                valid = f"{_did_you_mean(str(name), declared)} (valid options: {', '.join(declared) or 'none'})"
+                raise _config_error(path, f"unknown option `{name}` for {entry.code}{valid}", keys + (name,))
             problem = option.validate(option_value)
             if problem:
-                raise ConfigError(f"{where}: `options.{rule_key}.{name}` must be {problem}, got {option_value!r}")
+                message = f"`options.{rule_key}.{name}` must be {problem}, got {option_value!r}"
+                raise _config_error(path, message, keys + (name,), at_value=True)
         result.setdefault(entry.code, {}).update(settings)
     return result
+
+
+# --- Pointing at a mistake (trainlint.config_places). Only an error gets here: nothing of it is on a check's start-up path. ---
+
+
+def _config_error(path: Optional[Path], message: str, keys: Optional[KeyPath] = None, at_value: bool = False) -> ConfigError:
+    """``path:line:col: message`` and the line with carets under the key (or its value), as Ruff
+    shows a mistake; ``path: message`` when there is no key to point at or it cannot be found."""
+    if path is None:
+        return ConfigError(f"configuration: {message}")
+    from trainlint.config_places import locate, snippet
+    from trainlint.discovery import display_path  # shown as every other path is: relative to the working directory
+
+    shown = display_path(path)
+    found = None if keys is None else locate(path, keys, at_value)
+    if found is None:
+        return ConfigError(f"{shown}: {message}")
+    (line, start, end), source = found
+    return ConfigError(f"{shown}:{line + 1}:{start + 1}: {message}\n{snippet(line + 1, source, start, end)}")

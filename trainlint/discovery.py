@@ -238,3 +238,13 @@ def _walk(start: Path, shown: Path, resolver: SettingsResolver, warnings: List[s
             elif entry.name.endswith(PYTHON_SUFFIXES):
                 yield display / entry.name, resolved
         stack.extend(reversed(subdirectories))
+
+
+def display_path(path: Path) -> str:
+    """Paths under the working directory are shown (and put in diff headers) relative to it, as Ruff does."""
+    if path.is_absolute():
+        try:
+            return str(path.relative_to(Path.cwd()))
+        except ValueError:
+            pass
+    return str(path)

@@ -93,20 +93,18 @@ def _glob_match(path: Path, root: Path, pattern: str) -> bool:
     return fnmatch.fnmatchcase(relative, pattern) or fnmatch.fnmatchcase(relative, pattern + "/*")
 
 
-def _check_selectors(config: Config, overrides: Overrides) -> None:
-    """Expand every selector once with its exact origin, so an unknown one names the key and the file it is in."""
-    keyed = (("select", "select"), ("extend-select", "extend_select"), ("ignore", "ignore"))
-    for key, attribute in keyed:
-        if config.path is not None:
-            expand_selectors(getattr(config, attribute) or (), f"`{key}` of {config.path}")
-        expand_selectors(getattr(overrides, attribute) or (), f"`--{key}` on the command line")
+def _check_selectors(overrides: Overrides) -> None:
+    """Expand the command line's selectors once with their exact origin, so an unknown one names its option.
+    (A configuration file's are checked where it is read, with a caret under the selector.)"""
+    for key in ("select", "extend-select", "ignore"):
+        expand_selectors(getattr(overrides, key.replace("-", "_")) or (), f"`--{key}` on the command line")
 
 
 def build_settings(config: Config, overrides: Overrides, cwd: Path, pinned: bool = False) -> Settings:
     """Layer the command line over ``config``. Patterns are relative to the configuration's folder, or,
     for a file named with ``--config``, to the working directory (as with Ruff)."""
     try:
-        _check_selectors(config, overrides)
+        _check_selectors(overrides)
         codes = resolve_selection(
             [
                 (str(config.path), config.select, config.extend_select, config.ignore),
