@@ -115,7 +115,8 @@ class CudaAmpOnOtherDevice(Rule):
     CUDA-only modules (`assert torch.cuda.is_available()`,
     `torch.cuda.set_device`, NCCL, `f"cuda:{rank}"`, an import of TensorRT,
     cuda-python, PyCUDA, CuPy or Apex, an unconditional
-    `model.cuda()`, never naming another device; `map_location="cpu"` and
+    `model.cuda()` or `torch.cuda.synchronize()` (or another call that
+    raises without CUDA), never naming another device; `map_location="cpu"` and
     `x.to("cpu")` do not count as naming one); and version-gated fallbacks (`torch.amp.GradScaler(...) if
     TORCH_2_4 else torch.cuda.amp.GradScaler()`, `try: ... except
     (AttributeError, TypeError): ...`, `try: from torch.amp import GradScaler`

@@ -9,6 +9,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from trainlint.analysis import dotted
+from trainlint.analysis.classes import inherits_unseen_code
 from trainlint.analysis.graph_values import GraphKind, GraphValues, is_store_target
 from trainlint.analysis.loops import TrainingLoops
 from trainlint.analysis.step_methods import StepMethods, enclosing_function
@@ -82,7 +83,10 @@ class UnboundedStepHistory(Rule):
     their own runs against a cap (`if self.count >= self.max_images: return`
     ... `self.count += 1`), objects that store their own step budget
     (`self.num_training`, an LR finder run by a tuner), histories appended
-    per epoch, and two-level histories (`self.h[epoch] = []`).
+    per epoch, two-level histories (`self.h[epoch] = []`), and attributes
+    this module only appends to in a class that inherits from a class of
+    another module (a trainer subclass filling `self.stats` for its base
+    class, whose unseen `log` reports and empties them).
 
     ## Example
     ```python
@@ -216,6 +220,9 @@ class UnboundedStepHistory(Rule):
         function = enclosing_function(self.facts, node)
         return function is not None and function.name.value == "__init__"
 
+    def _owner_class(self, node: cst.CSTNode) -> Optional[cst.ClassDef]:
+        return next((a for a in self.facts.ancestors(node) if isinstance(a, cst.ClassDef)), None)
+
     def _in_comparison(self, node: cst.CSTNode) -> bool:
         parent = self.facts.parent(node)
         return isinstance(parent, (cst.Comparison, cst.ComparisonTarget))
@@ -224,7 +231,7 @@ class UnboundedStepHistory(Rule):
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for key, history in self._histories.items():
-            if key in self._trimmed or key in self._not_histories:
+            if key in self._trimmed or key in self._not_histories or self._filled_for_unseen_code(history):
                 continue
             if history.attribute is None:
                 growing = self._local_growth(history)
@@ -232,6 +239,19 @@ class UnboundedStepHistory(Rule):
                 growing = [call for call in history.appends if self._runs_every_step(call)]
             if growing:
                 self._report(history, growing)
+
+    def _filled_for_unseen_code(self, history: History) -> bool:
+        """An attribute this module only appends to, of a class inheriting from a class defined elsewhere.
+
+        Its reader is out of sight, most likely the base class (a trainer whose
+        ``log`` reports ``self.stats`` and empties them, a subclass filling it
+        per step): that reader is where a reset-on-read would be, so the
+        module's silence about trimming proves nothing.
+        """
+        if history.attribute is None or self._uses(history):
+            return False
+        owners = {self._owner_class(init) for init in history.inits}
+        return any(owner is not None and inherits_unseen_code(self.facts, owner) for owner in owners)
 
     def _runs_every_step(self, call: cst.Call) -> bool:
         """In per-step code (a step method, a training loop), not in ``__init__`` nor in a callback that stops after N steps."""
@@ -246,7 +266,7 @@ class UnboundedStepHistory(Rule):
     def _has_step_budget(self, node: cst.CSTNode) -> bool:
         """In a class whose ``__init__`` stores its own step budget (``self.num_training``): an LR finder
         callback, run by a tuner for exactly that many steps, however the stop is arranged."""
-        owner = next((a for a in self.facts.ancestors(node) if isinstance(a, cst.ClassDef)), None)
+        owner = self._owner_class(node)
         if owner is None:
             return False
         inits = [s for s in owner.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"]
@@ -398,7 +418,8 @@ class UnboundedStepHistory(Rule):
             scope = graph.scope_of(history.appends[0])
             found = [use for use in graph.references(scope, name=history.name) if graph.scope_of(use) is scope]
         receivers = {call.func.value for call in history.appends}  # type: ignore[attr-defined]
-        return [use for use in found if use not in receivers and not is_store_target(self.facts, use)]
+        appended = [use for use in found if use in receivers or (history.of_lists and self._one_list(use) in receivers)]
+        return [use for use in found if use not in appended and not is_store_target(self.facts, use)]
 
     def _one_list(self, use: cst.BaseExpression) -> cst.BaseExpression:
         """In a dict of lists, ``self.h["loss"]`` is the history a use reads; ``self.h`` alone is the whole dict."""

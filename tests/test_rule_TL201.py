@@ -124,6 +124,9 @@ def test_a_star_imported_name_bound_otherwise_is_not_reported(binding: str) -> N
         ("model = Net().cuda()\ndef train(model, device):\n    pass\n", False),  # cannot run without CUDA
         ("if use_gpu:\n    model = model.cuda()\ndef train(model, device):\n    pass\n", True),
         ("model = model.cuda() if use_gpu else model\ndef train(model, device):\n    pass\n", True),
+        ("def train(model, device):\n    torch.cuda.synchronize()\n", False),  # raises without CUDA
+        ("def train(model, device):\n    if device.type == 'cuda':\n        torch.cuda.synchronize()\n", True),
+        ("def train(model, device):\n    stream = torch.cuda.Stream() if torch.cuda.is_available() else None\n", True),
         ("import tensorrt as trt\ndef build(model, device):\n    pass\n", False),  # loads only with CUDA
         ("from cuda import cudart\ndef build(model, device):\n    pass\n", False),
         ("try:\n    import cupy\nexcept ImportError:\n    cupy = None\ndef train(model, device):\n    pass\n", True),

@@ -265,6 +265,7 @@ TL402_TRAPS = {
     "a counter capped by max_*": tracker(
         guard="        if self.count >= self.max_items:\n            return\n        self.count += 1\n"
     ),
+    "filled for a base class defined elsewhere": tracker().replace("class Tracker:", "from .base import BaseTracker\n\nclass Tracker(BaseTracker):"),
     "an object with its own step budget": tracker(extra="    def budget(self, num_training):\n        pass\n").replace(
         "self.norms = []", "self.norms = []\n        self.num_training = 8"
     ),
@@ -282,6 +283,21 @@ def test_tl402_untrimmed_tracker_is_reported() -> None:
 @pytest.mark.parametrize("trap", sorted(TL402_TRAPS))
 def test_tl402_trap_is_silent(trap: str) -> None:
     assert findings("TL402", TL402_TRAPS[trap]) == []
+
+
+@pytest.mark.parametrize(
+    "header, extra",
+    [
+        ("from .base import BaseTracker\n\nclass Tracker(BaseTracker):", "    def mean(self):\n        return sum(self.norms) / len(self.norms)\n"),
+        ("from torch import nn\n\nclass Tracker(nn.Module):", ""),
+        ("class BaseTracker:\n    pass\n\nclass Tracker(BaseTracker):", ""),
+        ("from typing import Generic, TypeVar\nT = TypeVar('T')\n\nclass Tracker(Generic[T], object):", ""),
+    ],
+    ids=["read here", "torch base", "base defined here", "typing base"],
+)
+def test_tl402_subclass_history_is_reported_when_its_readers_are_in_sight(header: str, extra: str) -> None:
+    """The twins of the imported-base trap: this module reads the list, or every base is in sight."""
+    assert len(findings("TL402", tracker(extra=extra).replace("class Tracker:", header))) == 1
 
 
 def test_tl402_generic_hook_names_count_only_in_a_module_that_trains() -> None:

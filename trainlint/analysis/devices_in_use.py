@@ -8,7 +8,7 @@ know three things that no single call shows:
   takes its device at run time (a ``device`` parameter, ``--device``) without
   pinning itself to CUDA (``assert torch.cuda.is_available()``,
   ``torch.cuda.set_device``, ``nccl``, ``f"cuda:{rank}"``, an unconditional
-  ``model.cuda()``);
+  ``model.cuda()`` or ``torch.cuda.synchronize()``);
 - whether one node only ever runs on CUDA (inside ``if device.type ==
   "cuda":``, ``if args.cuda:`` where ``args.cuda`` picks the device,
   ``case "cuda":``, after ``if not torch.cuda.is_available(): raise`` or after
@@ -57,6 +57,9 @@ EXIT_CALLS = frozenset({"sys.exit", "exit", "quit", "pytest.skip", "pytest.exit"
 SKIP_DECORATORS = {"skipif": False, "skipIf": False, "skipUnless": True}  # runs when its condition is ...
 # Libraries that load only where CUDA is: TensorRT, cuda-python, PyCUDA, CuPy, NVIDIA Apex.
 CUDA_ONLY_LIBRARIES = frozenset({"tensorrt", "torch_tensorrt", "cuda", "pycuda", "cupy", "apex"})
+# Calls that raise where there is no CUDA (a CPU-only build or an MPS machine): code running them cannot run there.
+_CUDA_RUNTIME = "synchronize current_device current_stream get_device_name get_device_properties get_device_capability"
+CUDA_RUNTIME_CALLS = frozenset(f"torch.cuda.{name}" for name in _CUDA_RUNTIME.split() + ["Stream", "Event"])
 GPU_ONLY_DECORATOR = re.compile(r"cuda|gpu", re.IGNORECASE)  # @requires_cuda, @require_torch_gpu, @pytest.mark.cuda
 # A helper such as `check_amp(model)` imported from elsewhere decides whether AMP works on this device.
 AMP_HELPER = re.compile(r"(^|_)amp($|_)", re.IGNORECASE)
@@ -431,12 +434,12 @@ class DevicesInUse:
 
     def _pinned_to_cuda(self) -> bool:
         """``torch.cuda.set_device``, NCCL, ``f"cuda:{rank}"``, a CUDA-only device variable, a CUDA requirement,
-        an unconditional ``model.cuda()``, an unconditional import of a CUDA-only library."""
+        an unconditional ``model.cuda()`` or CUDA runtime call, an unconditional import of a CUDA-only library."""
         if any(self.facts.qualified_name(c.func) == "torch.cuda.set_device" for c in self._scan.calls):
             return True
         if any(self._imports_cuda_only_library(i) for i in self.facts.nodes(cst.Import, cst.ImportFrom)):
             return True
-        if any(self._moves_to_cuda_unconditionally(c) for c in self._scan.calls):
+        if any(self._requires_cuda_unconditionally(c) for c in self._scan.calls):
             return True
         if self._scan.cuda_fstrings or any(string_value(s) == "nccl" for s in self._scan.strings):
             return True
@@ -457,10 +460,12 @@ class DevicesInUse:
             return False
         return not any(isinstance(a, _CONDITIONAL_CODE) for a in self.facts.ancestors(statement))
 
-    def _moves_to_cuda_unconditionally(self, call: cst.Call) -> bool:
-        """``model = Net().cuda()``, ``x.cuda(non_blocking=True)``: not under an ``if``, ``try``, ``x if c else y``
-        or ``c and x``, so the code around it cannot run without CUDA."""
-        if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "cuda"):
+    def _requires_cuda_unconditionally(self, call: cst.Call) -> bool:
+        """``model = Net().cuda()``, ``x.cuda(non_blocking=True)``, ``torch.cuda.synchronize()`` (which raises
+        without CUDA): not under an ``if``, ``try``, ``x if c else y`` or ``c and x``, so the code around it
+        cannot run without CUDA."""
+        moves = isinstance(call.func, cst.Attribute) and call.func.attr.value == "cuda"
+        if not moves and self.facts.qualified_name(call.func) not in CUDA_RUNTIME_CALLS:
             return False
         for ancestor in self.facts.ancestors(call):
             if isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.Module)):
