@@ -298,7 +298,7 @@ def _report(
         if output_format in HUMAN_FORMATS and not options.quiet:
             # After a diff the summary goes to stderr, so that `trainlint fix > fixes.patch` is a clean patch.
             summary_out = sys.stderr if mode == "diff" and not output_file else out
-            for line in summary_lines(mode, totals.diagnostics, totals.applied, bool(totals.diffs), unsafe):
+            for line in summary_lines(mode, totals.diagnostics, totals.applied, bool(totals.diffs), unsafe, len(totals.errors)):
                 summary_out.write(line + "\n")
     finally:
         if output_file:

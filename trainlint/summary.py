@@ -8,6 +8,8 @@ from typing import List, Sequence
 
 from trainlint.diagnostics import Applicability, Diagnostic
 
+ALL_PASSED = "All checks passed!"
+
 
 def _plural(count: int, word: str) -> str:
     """``1 finding``, ``2 findings``, ``2 unsafe fixes``."""
@@ -22,7 +24,19 @@ def _hidden_unsafe(diagnostics: Sequence[Diagnostic], unsafe: bool) -> int:
     return sum(1 for d in diagnostics if d.fix is not None and d.fix.applicability is Applicability.UNSAFE)
 
 
-def summary_lines(mode: str, diagnostics: Sequence[Diagnostic], applied: Counter, has_diff: bool, unsafe: bool) -> List[str]:
+def summary_lines(
+    mode: str, diagnostics: Sequence[Diagnostic], applied: Counter, has_diff: bool, unsafe: bool, errors: int = 0
+) -> List[str]:
+    """The closing lines; never "All checks passed!" when an error (a file that could not be read,
+    a rule that crashed) kept part of the code from being checked: the exit code is then 2."""
+    lines = _outcome_lines(mode, diagnostics, applied, has_diff, unsafe)
+    if not errors:
+        return lines
+    incomplete = f"{_plural(errors, 'error')} kept trainlint from checking everything (see stderr)."
+    return [incomplete] if lines == [ALL_PASSED] else lines + [incomplete]
+
+
+def _outcome_lines(mode: str, diagnostics: Sequence[Diagnostic], applied: Counter, has_diff: bool, unsafe: bool) -> List[str]:
     hidden = _hidden_unsafe(diagnostics, unsafe)
     hint = f"{_plural(hidden, 'unsafe fix')} available with `--unsafe-fixes`." if hidden else None
     fixed = sum(applied.values())
@@ -31,11 +45,11 @@ def summary_lines(mode: str, diagnostics: Sequence[Diagnostic], applied: Counter
         return [line] + ([hint] if hint else [])
     if mode == "write":
         if not diagnostics:
-            return [f"Fixed {_plural(fixed, 'finding')}." if fixed else "All checks passed!"]
+            return [f"Fixed {_plural(fixed, 'finding')}." if fixed else ALL_PASSED]
         lines = [f"Found {_plural(fixed + len(diagnostics), 'finding')} ({fixed} fixed, {len(diagnostics)} remaining)."]
         return lines + ([hint] if hint else [])
     if not diagnostics:
-        return ["All checks passed!"]
+        return [ALL_PASSED]
     fixable = sum(1 for d in diagnostics if d.is_fixable(unsafe))
     lines = [f"Found {_plural(len(diagnostics), 'finding')}" + (f" ({fixable} fixable with `trainlint fix --write`)." if fixable else ".")]
     return lines + ([hint] if hint else [])

@@ -459,6 +459,21 @@ def test_a_crashing_rule_is_exit_2_and_the_rest_is_reported(project: Path, monke
     assert "TL702 (demo-eval) crashed on m.py: RuntimeError: boom" in result.stderr
 
 
+def test_a_run_with_errors_never_says_all_checks_passed(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.shell.demo_rules import DemoEval
+
+    def crash(self, node):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(DemoEval, "visit_Call", crash)
+    write(project, {"m.py": EVAL, "clean.py": CLEAN})
+    result = invoke("check", "--no-cache")
+    assert (result.exit_code, result.stdout) == (2, "1 error kept trainlint from checking everything (see stderr).\n")
+    result = invoke("check", "--no-cache", "m.py", "missing.py")
+    assert result.exit_code == 2
+    assert result.stdout.splitlines()[-1] == "2 errors kept trainlint from checking everything (see stderr)."
+
+
 def test_an_unexpected_error_in_one_file_is_exit_2_and_the_run_goes_on(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from trainlint import runner
 
