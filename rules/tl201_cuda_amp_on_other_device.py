@@ -92,8 +92,10 @@ class CudaAmpOnOtherDevice(Rule):
     `"cuda" if "cuda" in device else "cpu"` that feeds autocast. "Can run on
     MPS or the CPU" means the module names such a device (`"mps"`,
     `torch.backends.mps`, `"cuda" if ... else "cpu"`, `def main(device="cpu")`,
-    a `--device` option mentioning cpu/mps), or takes its device at run time
-    (a `device` parameter) without pinning itself to CUDA.
+    a `--device` option mentioning cpu/mps, but not a data pipeline's
+    `--dali_device` or `data_device`: a CUDA model may take CPU-decoded input),
+    or takes its device at run time (a `device` parameter) without pinning
+    itself to CUDA.
 
     It stays silent where CUDA-only AMP is deliberate: a device-aware
     `torch.autocast(device_type=device.type)`; an `enabled=` that can only be
@@ -111,7 +113,11 @@ class CudaAmpOnOtherDevice(Rule):
     `if device != "cuda": sys.exit(...)`, `assert device == "cuda"`, or
     `if device == "cpu": raise SystemExit(...)` where `device` can only be
     `"cuda"` or `"cpu"` (a guard in another function, one that only warns,
-    or one that rejects MPS but lets the CPU through does not count);
+    or one that rejects MPS but lets the CPU through does not count); code
+    after a statement that raises without CUDA whenever it runs, placed the
+    same way: `torch.cuda.synchronize()` (or another CUDA runtime call),
+    `batch = batch.cuda()`, `model.cuda()` (one under an `if`, in a `try`, a
+    loop, a conditional expression or a comprehension does not count);
     CUDA-only modules (`assert torch.cuda.is_available()`,
     `torch.cuda.set_device`, NCCL, `f"cuda:{rank}"`, an import of TensorRT,
     cuda-python, PyCUDA, CuPy or Apex, an unconditional

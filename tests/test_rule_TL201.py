@@ -109,6 +109,9 @@ def test_a_star_imported_name_bound_otherwise_is_not_reported(binding: str) -> N
     assert findings(source) == []
 
 
+CUDA_MODEL = "def build():\n    return Net().cuda()\n"  # pins the module to CUDA, guards nothing after it
+
+
 @pytest.mark.parametrize(
     "evidence, reported",
     [
@@ -130,6 +133,11 @@ def test_a_star_imported_name_bound_otherwise_is_not_reported(binding: str) -> N
         ("import tensorrt as trt\ndef build(model, device):\n    pass\n", False),  # loads only with CUDA
         ("from cuda import cudart\ndef build(model, device):\n    pass\n", False),
         ("try:\n    import cupy\nexcept ImportError:\n    cupy = None\ndef train(model, device):\n    pass\n", True),
+        # Where the input pipeline runs is not where the model computes.
+        ('parser.add_argument("--dali_device", choices=["cpu", "gpu"])\n' + CUDA_MODEL, False),
+        ('parser.add_argument("--data-loader-device", default="cpu")\n', False),
+        ('if args.dali_device == "cpu":\n    pin = True\n' + CUDA_MODEL, False),
+        ('parser.add_argument("--train_device", choices=["cuda", "cpu"])\n' + CUDA_MODEL, True),
     ],
 )
 def test_only_modules_that_can_run_off_cuda_are_reported(evidence: str, reported: bool) -> None:
@@ -287,6 +295,29 @@ LEAVING_GUARDS = {
     "no longer known once reassigned from elsewhere": (
         f'{CUDA_OR_CPU}if device == "cpu":\n    raise SystemExit\n{SCALER}',
         f'{CUDA_OR_CPU}device = args.device or device\nif device == "cpu":\n    raise SystemExit\n{SCALER}',
+    ),
+    "CUDA runtime call before the AMP, not after": (
+        f"{CUDA_OR_CPU}def main():\n    torch.cuda.synchronize()\n    {SCALER}",
+        f"{CUDA_OR_CPU}def main():\n    {SCALER}\n    torch.cuda.synchronize()",
+    ),
+    "CUDA runtime call in the block, not under an if": (
+        f"{CUDA_OR_CPU}def main(args):\n    torch.cuda.synchronize()\n    if args.amp:\n        {SCALER}",
+        f"{CUDA_OR_CPU}def main(args):\n    if args.profile:\n        torch.cuda.synchronize()\n    {SCALER}",
+    ),
+    "CUDA runtime call not in a try that swallows its error": (
+        f"{CUDA_OR_CPU}def main():\n    torch.cuda.synchronize()\n    {SCALER}",
+        f"{CUDA_OR_CPU}def main():\n    try:\n        torch.cuda.synchronize()\n    except AssertionError:\n"
+        f"        pass\n    {SCALER}",
+    ),
+    "batch moved with .cuda(), not only under a condition": (
+        f"{CUDA_OR_CPU}def step(batch):\n    batch = batch.cuda(non_blocking=True)\n    {SCALER}",
+        f"{CUDA_OR_CPU}def step(batch):\n    batch = batch.cuda() if device == 'cuda' else batch\n"
+        f"    ready = device == 'cuda' and torch.cuda.synchronize()\n    {SCALER}",
+    ),
+    "model moved before the loop, not in a comprehension, a lambda or a loop": (
+        f"{CUDA_OR_CPU}def run(model, batches):\n    print(model.cuda())\n    for batch in batches:\n        {SCALER}",
+        f"{CUDA_OR_CPU}def run(model, batches):\n    batches = [b.cuda() for b in batches]\n"
+        f"    move = lambda m: m.cuda()\n    for batch in batches:\n        batch.cuda()\n    {SCALER}",
     ),
     "not known where `device` is also a parameter": (
         f'{CUDA_OR_CPU}if device == "cpu":\n    raise SystemExit\n{SCALER}',

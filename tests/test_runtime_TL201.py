@@ -59,6 +59,10 @@ CASES = [
     Case("bad_cuda_check_in_another_function", "lstm"),
     Case("bad_cpu_check_only_warns", "regression"),
     Case("bad_mps_rejected_cpu_allowed", "regression"),
+    # A statement that raises without CUDA guards only where it surely runs first: not under `if args.cuda:`,
+    # not in a `try` that swallows the error.
+    Case("bad_synchronize_under_cuda_flag", "regression"),
+    Case("bad_synchronize_allowed_to_fail", "lstm"),
     # `from torch.cuda.amp import *`: the fix spells out `torch.amp` and adds `import torch`.
     Case("bad_star_import", "lstm"),
 ]

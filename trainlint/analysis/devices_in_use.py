@@ -4,15 +4,17 @@ Rules about device-specific APIs (CUDA-only AMP, pinned memory, ...) need to
 know three things that no single call shows:
 
 - whether the module can run anywhere but CUDA at all: it names a non-CUDA
-  device (``"mps"``, ``torch.backends.mps``, ``"cuda" if ... else "cpu"``), or
-  takes its device at run time (a ``device`` parameter, ``--device``) without
-  pinning itself to CUDA (``assert torch.cuda.is_available()``,
-  ``torch.cuda.set_device``, ``nccl``, ``f"cuda:{rank}"``, an unconditional
-  ``model.cuda()`` or ``torch.cuda.synchronize()``);
+  device (``"mps"``, ``torch.backends.mps``, ``"cuda" if ... else "cpu"``; not
+  a data pipeline's ``--dali_device``), or takes its device at run time (a
+  ``device`` parameter, ``--device``) without pinning itself to CUDA
+  (``assert torch.cuda.is_available()``, ``torch.cuda.set_device``, ``nccl``,
+  ``f"cuda:{rank}"``, an unconditional ``model.cuda()`` or
+  ``torch.cuda.synchronize()``);
 - whether one node only ever runs on CUDA (inside ``if device.type ==
   "cuda":``, ``if args.cuda:`` where ``args.cuda`` picks the device,
   ``case "cuda":``, after ``if not torch.cuda.is_available(): raise`` or after
-  ``if device == "cpu": sys.exit()`` where ``device`` is ``"cuda"`` or ``"cpu"``),
+  ``if device == "cpu": sys.exit()`` where ``device`` is ``"cuda"`` or ``"cpu"``,
+  or after a statement that raises without CUDA, ``torch.cuda.synchronize()``),
   or a value such as ``enabled=`` is tied to the device being CUDA;
 - which expression holds the device where a fix needs it (``device``,
   ``self.device``, ``args.device``) and whether it is a ``torch.device`` or a
@@ -47,6 +49,12 @@ DEVICE_VARIABLE = re.compile(r"^(_?device|DEVICE|\w+_device|device_type|gpu_type
 # Where a run's settings live: `args.device`, `self.config.device` name the selected device.
 SETTINGS_OWNERS = frozenset({"args", "opt", "opts", "config", "cfg", "hparams", "training_args"})
 DEVICE_OPTION = re.compile(r"device|gpu_type|accelerator", re.IGNORECASE)
+# A device qualified by one of these words is where input data is decoded or augmented (`--dali_device`,
+# `data_device`), not where the model computes: a CPU data pipeline feeds CUDA-only models too.
+DATA_PIPELINE_DEVICE = re.compile(
+    r"(^|[-_])(dali|data|dataloader|loader|pipeline|decode|decoder|preprocess|preprocessing|augment|augmentation)[-_]",
+    re.IGNORECASE,
+)
 # Names a scope binds to "the" device, looked up in this order; DEVICE_TYPE_NAMES count only
 # when they hold a device type ("cuda"/"mps"/"cpu", `device.type`).
 SCOPE_DEVICE_NAMES = ("device_type", "device", "_device", "DEVICE")
@@ -114,6 +122,10 @@ def _strings_in(node: cst.BaseExpression) -> List[str]:
 _SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 # Code under these may not run: a `.cuda()` inside them does not pin a module to CUDA.
 _CONDITIONAL_CODE = (cst.If, cst.IfExp, cst.Try, cst.TryStar, cst.BooleanOperation, cst.Match)
+# Parts of a statement that may not be evaluated when it runs: `x.cuda() if c else x`, `[t.cuda() for t in batch]`.
+_MAYBE_UNEVALUATED = frozenset(
+    {cst.IfExp, cst.BooleanOperation, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp}
+)
 
 
 def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
@@ -172,6 +184,25 @@ def _block_targets(statement: cst.CSTNode) -> List[str]:
 def _assignments_below(node: cst.CSTNode) -> Iterator[Tuple[str, Optional[cst.BaseExpression]]]:
     for inner in _walk(node):
         yield from _assignment_pairs(inner)
+
+
+def _fails_without_cuda(call: cst.Call, facts: "ModuleFacts") -> bool:
+    """``x.cuda()``, ``model.cuda()``, ``torch.cuda.synchronize()``: raises without CUDA, on a CPU-only build
+    ("Torch not compiled with CUDA enabled") and on a CUDA build on a machine without a GPU alike."""
+    moves = isinstance(call.func, cst.Attribute) and call.func.attr.value == "cuda"
+    return moves or facts.qualified_name(call.func) in CUDA_RUNTIME_CALLS
+
+
+def _evaluated_calls(statement: cst.BaseSmallStatement) -> Iterator[cst.Call]:
+    """The calls a small statement makes whenever it runs: not those in ``a if c else b``, ``c and f()``,
+    a lambda or a comprehension, which may be skipped."""
+    stack: List[cst.CSTNode] = [statement]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Call:
+            yield node
+        if type(node) not in _MAYBE_UNEVALUATED:
+            stack.extend(walk.children(node))
 
 
 def _is_exit(small: cst.CSTNode) -> bool:
@@ -375,7 +406,7 @@ class DevicesInUse:
             targets = [t.target for t in use.targets] if isinstance(use, cst.Assign) else [use.target]
             return any(_is_device_variable(t) for t in targets)
         if isinstance(use, cst.Param):
-            return bool(DEVICE_VARIABLE.match(use.name.value))
+            return _names_selected_device(use.name.value)
         if isinstance(use, cst.Arg):
             return self._passes_device_setting(use)
         if isinstance(use, (cst.Comparison, cst.ComparisonTarget)):
@@ -403,7 +434,7 @@ class DevicesInUse:
     def _passes_device_setting(self, argument: cst.Arg) -> bool:
         """``Trainer(device="cpu")``: a device keyword to a call that is not a tensor placement."""
         call = self.facts.parent(argument)
-        if not (isinstance(argument.keyword, cst.Name) and DEVICE_VARIABLE.match(argument.keyword.value)):
+        if not (isinstance(argument.keyword, cst.Name) and _names_selected_device(argument.keyword.value)):
             return False
         if not isinstance(call, cst.Call) or (isinstance(call.func, cst.Attribute) and call.func.attr.value == "to"):
             return False
@@ -423,7 +454,7 @@ class DevicesInUse:
 
     def _accepts_runtime_device(self) -> bool:
         """A ``device`` parameter, ``torch.device(<variable>)``, or a ``--device`` command-line option."""
-        if self._device_options or any(DEVICE_VARIABLE.match(p.name.value) for p in self._scan.parameters):
+        if self._device_options or any(_names_selected_device(p.name.value) for p in self._scan.parameters):
             return True
         return any(
             self.facts.qualified_name(c.func) == "torch.device"
@@ -461,11 +492,10 @@ class DevicesInUse:
         return not any(isinstance(a, _CONDITIONAL_CODE) for a in self.facts.ancestors(statement))
 
     def _requires_cuda_unconditionally(self, call: cst.Call) -> bool:
-        """``model = Net().cuda()``, ``x.cuda(non_blocking=True)``, ``torch.cuda.synchronize()`` (which raises
+        """``model = Net().cuda()``, ``x.cuda(non_blocking=True)``, ``torch.cuda.synchronize()`` (which raise
         without CUDA): not under an ``if``, ``try``, ``x if c else y`` or ``c and x``, so the code around it
         cannot run without CUDA."""
-        moves = isinstance(call.func, cst.Attribute) and call.func.attr.value == "cuda"
-        if not moves and self.facts.qualified_name(call.func) not in CUDA_RUNTIME_CALLS:
+        if not _fails_without_cuda(call, self.facts):
             return False
         for ancestor in self.facts.ancestors(call):
             if isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.Module)):
@@ -583,11 +613,15 @@ class CudaOnlyRegions:
         return next(iter(senses)) if len(senses) == 1 else None
 
     def requires_cuda(self, statement: cst.CSTNode) -> bool:
-        """``assert <on CUDA>`` or ``if <off CUDA>: raise/return/exit/pytest.skip``."""
+        """``assert <on CUDA>``, ``if <off CUDA>: raise/return/exit/pytest.skip``, or a statement that raises
+        without CUDA whenever it runs (``torch.cuda.synchronize()``, ``batch = batch.cuda()``): code after
+        any of them only runs on CUDA."""
         if isinstance(statement, cst.Assert):
             return self.cuda_condition(statement.test) is True
         if isinstance(statement, cst.SimpleStatementLine):
             return any(self.requires_cuda(small) for small in statement.body)
+        if isinstance(statement, cst.BaseSmallStatement):
+            return any(_fails_without_cuda(call, self.facts) for call in _evaluated_calls(statement))
         if isinstance(statement, cst.If) and statement.orelse is None:
             return self.cuda_condition(statement.test) is False and _ends_in_exit(statement.body)
         return False
@@ -857,9 +891,18 @@ def _is_device_variable(expression: cst.BaseExpression) -> bool:
         expression = expression.value
     name = dotted(expression) or ""
     owner, _, last = name.rpartition(".")
-    if not DEVICE_VARIABLE.match(last) or "cpu" in last or "cuda" in last:
+    if not _names_selected_device(last) or "cpu" in last or "cuda" in last:
         return False
     return owner in ("", "self") or owner.split(".")[-1] in SETTINGS_OWNERS
+
+
+def _names_selected_device(name: str) -> bool:
+    """``device``, ``train_device``, ``gpu_type``: a name for the device the model computes on.
+
+    Not ``dali_device`` or ``data_device``: where the input pipeline runs. A
+    CUDA-only script may decode its data on the CPU.
+    """
+    return bool(DEVICE_VARIABLE.match(name)) and not DATA_PIPELINE_DEVICE.search(name)
 
 
 def is_false_constant(value: cst.BaseExpression) -> bool:
@@ -868,10 +911,18 @@ def is_false_constant(value: cst.BaseExpression) -> bool:
 
 
 def _is_device_option(call: cst.Call) -> bool:
-    """``parser.add_argument("--device", ...)``, ``--gpu_type``, ``--accelerator``."""
+    """``parser.add_argument("--device", ...)``, ``--gpu_type``, ``--accelerator``: picks the model's device.
+
+    Not ``--dali_device``, ``--data-loader-device``: a choice of "cpu" there
+    places the input pipeline, and CUDA-only scripts offer it. Which device an
+    option picks is read from its name, as for variables; following
+    ``args.<option>`` to the tensors it places would take data flow this
+    module does not track.
+    """
     if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "add_argument" and call.args):
         return False
-    return bool(DEVICE_OPTION.search(string_value(call.args[0].value) or ""))
+    name = string_value(call.args[0].value) or ""
+    return bool(DEVICE_OPTION.search(name)) and not DATA_PIPELINE_DEVICE.search(name)
 
 
 def _may_be_none(parameter: cst.Param) -> bool:
