@@ -79,7 +79,10 @@ class UndetachedLossAccumulation(Rule):
     step) or, for attributes, in another per-step method; local lists
     rebuilt every step (chunked losses `torch.cat`-ed into the loss); a
     key that does not change with the step (`log["loss"] = loss`,
-    `log[name] = loss` keep one graph per key, not one per step).
+    `log[name] = loss` keep one graph per key, not one per step); what is
+    read off an engine that backpropagates the loss (DeepSpeed's
+    `model.backward(loss)`: `model` is the engine, not a tensor given a
+    gradient, so `model.global_samples` is a number).
 
     ## Example
     ```python

@@ -14,8 +14,8 @@ without grad):
 * a model call (``model(x)``, ``self.net(x)``, ``self(x)`` in a module
   class) and its ``.loss``;
 * anything ``.backward()`` is called on (also through
-  ``scaler.scale(loss)``, ``accelerator.backward(loss)``,
-  ``output["loss"].backward()``);
+  ``scaler.scale(loss)``, ``accelerator.backward(loss)``, a DeepSpeed
+  engine's ``model.backward(loss)``, ``output["loss"].backward()``);
 * arithmetic, views, reductions and ``torch.*`` functions of the above;
   same-module functions returning them; parameters that receive them at a
   call in this module.
@@ -125,15 +125,17 @@ def storage_path(expression: cst.BaseExpression) -> Optional[str]:
 
 
 def backward_loss(call: cst.Call) -> Optional[cst.BaseExpression]:
-    """The value a backward call differentiates, or None when ``call`` is not one.
+    """The value a backward call differentiates, read from its syntax; None when ``call`` is not one.
 
     ``loss.backward()``, ``scaler.scale(loss).backward()``,
     ``accelerator.backward(loss)``, ``self.manual_backward(loss)``.
+    ``x.backward(arg)`` gives ``x``, a tensor with a gradient, unless ``x`` is
+    named like an engine; ``GraphValues`` reads ``arg`` when it is the loss.
     """
     func = call.func
     if not isinstance(func, cst.Attribute):
         return None
-    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    positional = _positional(call)
     if func.attr.value == "manual_backward":
         return positional[0] if positional else None
     if func.attr.value != "backward":
@@ -286,8 +288,10 @@ class GraphValues:
         self.facts = facts
         self._index = _Index(facts)
         self._criteria = self._criterion_names()
-        self._kinds: Dict[Union[cst.CSTNode, Binding], Kind] = {}
+        self._kinds: Dict[Union[cst.CSTNode, Binding, Tuple[cst.CSTNode, Tuple[int, ...]]], Kind] = {}
         self._depth = 0
+        self._marks: Dict[Binding, GraphKind] = {}
+        self._differentiated = self._resolve_backward_calls()
 
     # ----- scopes and bindings -------------------------------------------------------
 
@@ -358,7 +362,7 @@ class GraphValues:
     @functools.cached_property
     def _backpropagated(self) -> Dict[Scope, FrozenSet[str]]:
         flows: Dict[Scope, Set[str]] = {}
-        for call, loss in self._index.backward_calls:
+        for call, loss in self._differentiated:
             flows.setdefault(self.scope_of(call), set()).update(self.reads(loss))
         for scope, names in flows.items():
             assignments = [(storage_path(t), self.reads(v)) for t, v, _ in self._index.assignments if self.scope_of(t) is scope]
@@ -379,16 +383,51 @@ class GraphValues:
         chains = (n for n in nodes if isinstance(n, cst.Attribute))
         return {name for name in map(dotted, (*names, *chains)) if name}
 
-    @functools.cached_property
-    def _backward_marks(self) -> Dict[Binding, GraphKind]:
-        """Bindings whose value (or something inside it) is backpropagated.
+    def _resolve_backward_calls(self) -> List[Tuple[cst.Call, cst.BaseExpression]]:
+        """What each backward call differentiates, with the bindings it marks as carrying a graph.
+
+        ``x.backward(arg)`` is read from kinds, and kinds read the marks: the
+        certain calls mark first, the ambiguous ones are read with those marks
+        (never with their own), and the kinds read meanwhile are forgotten.
+        """
+        calls = self._index.backward_calls
+        self._marks = self._backward_marks([(call, loss) for call, loss in calls if _gradient(call, loss) is None])
+        differentiated = [(call, self._differentiated_value(call, loss)) for call, loss in calls]
+        self._marks = self._backward_marks(differentiated)
+        self._kinds.clear()
+        return differentiated
+
+    def _differentiated_value(self, call: cst.Call, loss: cst.BaseExpression) -> cst.BaseExpression:
+        """What ``call`` differentiates: ``loss`` as read syntactically, or ``arg`` for an engine's ``loss.backward(arg)``.
+
+        ``x.backward(arg)`` is a tensor ``x`` differentiated with the gradient
+        ``arg``, or an engine ``x`` differentiating the loss ``arg``
+        (DeepSpeed's engine, usually named ``model``). A gradient is a plain
+        tensor, not what is backpropagated from: an ``arg`` that carries a
+        graph makes ``x`` an engine, as does binding ``x`` from
+        ``deepspeed.initialize(...)``.
+        """
+        argument = _gradient(call, loss)
+        if argument is not None and (self._bound_by_deepspeed(loss) or self.kind(argument) is not None):
+            return argument
+        return loss
+
+    def _bound_by_deepspeed(self, receiver: cst.BaseExpression) -> bool:
+        """``engine`` in ``engine, optimizer, _, _ = deepspeed.initialize(...)``."""
+        binding = self.reaching_binding(receiver) if isinstance(receiver, cst.Name) else None
+        if binding is None or binding.path != (0,) or not isinstance(binding.value, cst.Call):
+            return False
+        return self.facts.qualified_name(binding.value.func) == "deepspeed.initialize"
+
+    def _backward_marks(self, differentiated: List[Tuple[cst.Call, cst.BaseExpression]]) -> Dict[Binding, GraphKind]:
+        """Bindings whose value (or something inside it) is backpropagated by the calls of ``differentiated``.
 
         ``loss.backward()`` makes ``loss`` a scalar loss (a gradient argument
         makes it a tensor); ``output["loss"].backward()`` makes ``output`` a
         container of graph-carrying tensors.
         """
         marks: Dict[Binding, GraphKind] = {}
-        for call, loss in self._index.backward_calls:
+        for call, loss in differentiated:
             root = root_name(loss)
             if root is None or root.value in ("self", "cls"):
                 continue
@@ -456,7 +495,7 @@ class GraphValues:
         return [(expression, kind)]
 
     def _binding_kind(self, binding: Binding) -> Kind:
-        return join(self._bound_value_kind(binding), self._backward_marks.get(binding))
+        return join(self._bound_value_kind(binding), self._marks.get(binding))
 
     def _bound_value_kind(self, binding: Binding) -> Kind:
         if binding.how == "parameter":
@@ -474,7 +513,16 @@ class GraphValues:
         return self._element_kind(binding.value, binding.path) if binding.path else self.kind(binding.value)
 
     def _element_kind(self, value: cst.BaseExpression, path: Tuple[int, ...]) -> Kind:
-        """The kind of ``value[path]``: a tuple literal's element, a same-module function's returned element."""
+        """The kind of ``value[path]``: a tuple literal's element, a same-module function's returned element.
+
+        Memoised and cycle-guarded like ``kind()``: it follows calls into their
+        callees' returns, and a function may return a call of itself (a retry
+        after an out-of-memory error) or of a function that calls it back.
+        """
+        return self._memoized((value, path), self._unpacked_kind)
+
+    def _unpacked_kind(self, key: Tuple[cst.BaseExpression, Tuple[int, ...]]) -> Kind:
+        value, path = key
         for depth, index in enumerate(path):
             if isinstance(value, (cst.Tuple, cst.List)) and index < len(value.elements):
                 element = value.elements[index]
@@ -728,6 +776,17 @@ def is_store_target(facts: "ModuleFacts", node: cst.CSTNode) -> bool:
     """``node`` is written, not read: the target of an assignment, an augmented assignment or a ``for``."""
     parent = facts.parent(node)
     return isinstance(parent, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For)) and parent.target is node
+
+
+def _gradient(call: cst.Call, loss: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """``arg`` in ``loss.backward(arg)`` as ``backward_loss`` reads it: a gradient, unless ``loss`` is an engine."""
+    receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
+    positional = _positional(call)
+    return positional[0] if receiver is loss and positional else None
+
+
+def _positional(call: cst.Call) -> List[cst.BaseExpression]:
+    return [a.value for a in call.args if a.keyword is None and not a.star]
 
 
 def _passes_gradient(call: cst.Call, loss: cst.BaseExpression) -> bool:
