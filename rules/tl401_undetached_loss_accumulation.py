@@ -82,7 +82,10 @@ class UndetachedLossAccumulation(Rule):
     `log[name] = loss` keep one graph per key, not one per step); what is
     read off an engine that backpropagates the loss (DeepSpeed's
     `model.backward(loss)`: `model` is the engine, not a tensor given a
-    gradient, so `model.global_samples` is a number).
+    gradient, so `model.global_samples` is a number); locals of a function
+    called every step filled by a nested helper (a `train_step` whose inner
+    `forward_backward` sums into its own dict); queues whose items are
+    popped again (a pipeline schedule keeping outputs for a later backward).
 
     ## Example
     ```python
@@ -218,6 +221,12 @@ class UndetachedLossAccumulation(Rule):
             return False
         root = site.storage.split(".", 1)[0]
         bindings = graph.bindings(scope, root)
+        if not bindings and root not in ("self", "cls"):
+            owner = self._closure_owner(graph, scope, root)
+            if owner is not None and self._runs_per_step(owner.body):
+                return False  # a local of a function called every step, filled by a nested helper
+        if self._drained(graph, site.storage):
+            return False  # a queue: what is stored is popped again (and backpropagated, in a pipeline schedule)
         if region is scope:  # a step function without a loop: its locals die with the call
             if root not in ("self", "cls") and bindings:
                 return False
@@ -230,6 +239,24 @@ class UndetachedLossAccumulation(Rule):
             return graph.contains(region, node) or (attribute and steps.step_function_of(node) is not None)
 
         return not self._reset_where(graph, site.storage, each_step)
+
+    def _closure_owner(self, graph: GraphValues, scope: cst.CSTNode, name: str) -> Optional[cst.FunctionDef]:
+        """The enclosing function that binds ``name`` when a nested function reads it through a closure."""
+        outer = scope
+        while isinstance(outer, cst.FunctionDef):
+            outer = graph.scope_of(outer)
+            if isinstance(outer, cst.FunctionDef) and graph.bindings(outer, name):
+                return outer
+        return None
+
+    def _drained(self, graph: GraphValues, storage: str) -> bool:
+        """``storage.pop(...)``/``popleft()`` somewhere: items leave again, so the graphs do not pile up."""
+        for reference in _references(graph, self.facts.module, storage):
+            parent = self.facts.parent(reference)
+            popped = isinstance(parent, cst.Attribute) and parent.attr.value in ("pop", "popleft")
+            if popped and dotted(reference) == storage and isinstance(self.facts.parent(parent), cst.Call):
+                return True
+        return False
 
     def _resets(self, statement: cst.CSTNode) -> bool:
         """A binding statement of the storage's root name that starts it afresh (not ``acc += x``/``acc = acc + x``)."""

@@ -4,7 +4,10 @@ Functions that return a call of themselves (fairseq's ``train_step`` retries
 itself after an out-of-memory error) or of each other must neither crash the
 graph analysis nor hide the loss they return. ``model.backward(loss)`` of a
 DeepSpeed engine backpropagates ``loss``: ``model`` is not a tensor given a
-gradient, so what is read off it carries no graph.
+gradient, so what is read off it carries no graph. A list local to a function
+called every step, filled by a nested helper, dies with the call; a list whose
+items are popped again (a pipeline schedule keeping outputs for a later
+backward) is a queue, not a history.
 """
 
 from __future__ import annotations
@@ -148,3 +151,73 @@ def test_backward_with_a_plain_gradient_still_marks_its_receiver() -> None:
         return kept
     """
     assert reported_rows(text) == [10]
+
+
+# ----- closures and queues ---------------------------------------------------------------
+
+PER_CALL_LOGS = """
+from collections import defaultdict
+
+
+class Task:
+    def {name}(self, samples, model, criterion, optimizer):
+        total = defaultdict(float)
+
+        def forward_backward(sample):
+            loss = criterion(model(sample))
+            loss.backward()
+            total["loss"] += loss
+
+        for sample in samples:
+            forward_backward(sample)
+        optimizer.step()
+        return total
+"""
+
+
+def test_a_closure_variable_of_a_per_step_function_does_not_outlive_the_step() -> None:
+    assert reported_rows(PER_CALL_LOGS.format(name="train_step")) == []
+
+
+def test_a_closure_variable_of_a_function_that_holds_the_training_loop_does() -> None:
+    text = """
+    def train(model, loader, optimizer):
+        losses = []
+
+        def train_step(batch):
+            loss = model(batch).sum()
+            loss.backward()
+            optimizer.step()
+            losses.append(loss)
+
+        for batch in loader:
+            train_step(batch)
+        return losses
+    """
+    assert reported_rows(text) == [9]
+
+
+PIPELINE = """
+def run_schedule(model, microbatches):
+    outputs = []
+
+    def forward_step(batch):
+        out = model(batch).sum()
+        outputs.append(out)
+        return out
+
+    def backward_step():
+        out = outputs.{take}
+        out.backward()
+
+    for batch in microbatches:
+        forward_step(batch)
+    for _ in microbatches:
+        backward_step()
+"""
+
+
+def test_outputs_popped_for_a_later_backward_are_a_queue() -> None:
+    assert reported_rows(PIPELINE.format(take="pop(0)")) == []
+    assert reported_rows(PIPELINE.format(take="__getitem__(0)")) == [7]
+
