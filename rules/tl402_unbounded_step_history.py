@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from trainlint.analysis import dotted
+from trainlint.analysis import ModuleFacts, dotted
 from trainlint.analysis.classes import inherits_unseen_code
 from trainlint.analysis.graph_values import GraphKind, GraphValues, is_store_target
 from trainlint.analysis.loops import TrainingLoops
@@ -38,13 +39,14 @@ ANNOTATED = {"float": "number", "int": "number", "torch.Tensor": "tensor", "Tens
 NUMBER_FUNCTIONS = frozenset({"float", "int", "round", "len", "abs"})
 
 COMPATIBLE, LIST_COPY, UNCERTAIN, BREAKS = "compatible", "list-copy", "uncertain", "breaks"
-Key = Tuple[Optional[cst.CSTNode], str]  # (None, attribute name) or (scope, local name)
+Key = Tuple[cst.CSTNode, str]  # (class family, attribute name) or (scope, local name)
 
 
 @dataclass
 class History:
     """A list that may grow every step: an attribute made in ``__init__`` or a local made before the epoch loop."""
 
+    key: Key
     name: str  # ``self.global_norms`` or ``losses``
     attribute: Optional[str]  # ``global_norms``; None for a local list
     of_lists: bool  # a dict of lists (``self.h = {"loss": [], "lr": []}``)
@@ -63,9 +65,13 @@ class UnboundedStepHistory(Rule):
     one, in `*step*`, `on_*batch*` and `log_step` hooks, and in
     `log`/`update` methods of a module that trains), or a local list of
     tensors or dicts created before the epoch loop and appended per step.
-    The message says what each element is (a number, a device tensor, a
-    tensor still holding its graph, a dict) and how many the history gains
-    per step.
+    A getter is no hook: `def step(self): return (self.epoch, self.iter)`
+    neither runs per step nor makes a module of meters one that trains.
+    An attribute is one class's: `self.data` of two unrelated classes is
+    two lists, each with its own appends, trims and fix (classes related by
+    inheritance in the module share theirs). The message says what each
+    element is (a number, a device tensor, a tensor still holding its graph,
+    a dict) and how many the history gains per step.
 
     ## Why is this bad
     Memory grows with the number of steps: after millions of steps a
@@ -74,9 +80,10 @@ class UnboundedStepHistory(Rule):
     device. Code that reads the whole history every step
     (`np.array(self.grad_norms)`) also gets slower every step.
 
-    Deliberately silent: lists trimmed anywhere in the module (`pop`,
-    `popleft`, `clear`, `remove`, `del x[...]`, slice or item assignment,
-    reassignment outside `__init__` in any class, a length check such as
+    Deliberately silent: lists trimmed anywhere in the module, by their
+    class or through another object (`pop`, `popleft`, `clear`, `remove`,
+    `del x[...]`, slice or item assignment, reassignment outside `__init__`,
+    `monitor.log = []` in any class, a length check such as
     `if len(self.x) > n`), `deque(maxlen=...)`, reset-on-read averagers,
     buffers rebuilt on refill, callbacks that stop after a fixed number of
     steps (`if self.step >= self.num_training: return`), functions that count
@@ -141,9 +148,11 @@ class UnboundedStepHistory(Rule):
     }
 
     def visit_Module(self, node: cst.Module) -> None:
+        self._families = _class_families(self.facts)
         self._histories: Dict[Key, History] = {}
         self._not_histories: Set[Key] = set()  # attributes also created as something other than a list
         self._trimmed: Set[Key] = set()
+        self._trimmed_attributes: Set[str] = set()  # trimmed through an object of a class this module cannot tell
 
     # ----- collection ---------------------------------------------------------------
 
@@ -156,14 +165,14 @@ class UnboundedStepHistory(Rule):
             self._assigned(node, node.target, node.value)
 
     def _assigned(self, statement: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
-        if isinstance(target, cst.Attribute) and _is_self(target.value) and self._in_init(statement):
-            key = (None, target.attr.value)
+        key = self._attribute_key(target)
+        if key is not None and self._in_init(statement):
             shape = _history_shape(value)
             if shape is None:
                 self._not_histories.add(key)
             else:
-                name = target.attr.value
-                history = self._histories.setdefault(key, History(f"self.{name}", name, shape == "dict"))
+                name = key[1]
+                history = self._histories.setdefault(key, History(key, f"self.{name}", name, shape == "dict"))
                 history.inits.append(value)
             return
         if isinstance(target, cst.Name):
@@ -186,33 +195,49 @@ class UnboundedStepHistory(Rule):
             self._trim(target.value if isinstance(target, cst.Element) else target)
 
     def _trim(self, expression: cst.BaseExpression) -> None:
-        """Record that whatever ``expression`` stores into is trimmed (or reset) somewhere."""
-        key = self._storage_key(expression)
-        if key is not None:
-            self._trimmed.add(key)
+        """Record that whatever ``expression`` stores into is trimmed (or reset) somewhere.
 
-    def _storage_key(self, expression: cst.BaseExpression) -> Optional[Key]:
-        """``(None, attribute)`` for ``<anything>.attribute[...]``, ``(scope, name)`` for a local name."""
+        ``self.x`` is the attribute of the method's class family; ``monitor.x``
+        may be the ``x`` of any class, so every history named ``x`` counts as trimmed.
+        """
         while isinstance(expression, cst.Subscript):
             expression = expression.value
-        if isinstance(expression, cst.Attribute):
-            return (None, expression.attr.value)
-        if isinstance(expression, cst.Name):
-            return (enclosing_function(self.facts, expression) or self.facts.module, expression.value)
-        return None
+        key = self._attribute_key(expression)
+        if key is not None:
+            self._trimmed.add(key)
+        elif isinstance(expression, cst.Attribute):
+            self._trimmed_attributes.add(expression.attr.value)
+        elif isinstance(expression, cst.Name):
+            self._trimmed.add(self._local_key(expression))
+
+    def _attribute_key(self, expression: cst.BaseExpression) -> Optional[Key]:
+        """``(family, attribute)`` for ``self.attribute`` in a method of a class of ``family``, else None.
+
+        Keyed by class, ``self.data`` of an epoch meter and ``self.data`` of an
+        iteration meter are two histories, each with its own appends and trims;
+        by family (classes related by inheritance here), a base class's
+        ``reset`` empties the list its subclass's ``__init__`` made.
+        """
+        if not (isinstance(expression, cst.Attribute) and _is_self(expression.value)):
+            return None
+        owner = self._owner_class(expression)
+        return None if owner is None else (self._families[owner], expression.attr.value)
+
+    def _local_key(self, name: cst.Name) -> Key:
+        return (enclosing_function(self.facts, name) or self.facts.module, name.value)
 
     def _appended(self, call: cst.Call, receiver: cst.BaseExpression) -> None:
-        if isinstance(receiver, cst.Attribute) and _is_self(receiver.value):
-            self._append_to((None, receiver.attr.value), call, of_lists=False)
-        elif isinstance(receiver, cst.Subscript) and isinstance(receiver.value, cst.Attribute) and _is_self(receiver.value.value):
-            self._append_to((None, receiver.value.attr.value), call, of_lists=True)
+        if isinstance(receiver, cst.Attribute):
+            self._append_to(self._attribute_key(receiver), call, of_lists=False)
+        elif isinstance(receiver, cst.Subscript):
+            self._append_to(self._attribute_key(receiver.value), call, of_lists=True)
         elif isinstance(receiver, cst.Name):
-            key = self._storage_key(receiver)
-            history = self._histories.setdefault(key, History(receiver.value, None, False))  # type: ignore[arg-type]
+            key = self._local_key(receiver)
+            history = self._histories.setdefault(key, History(key, receiver.value, None, False))
             history.appends.append(call)
 
-    def _append_to(self, key: Key, call: cst.Call, of_lists: bool) -> None:
-        history = self._histories.get(key)
+    def _append_to(self, key: Optional[Key], call: cst.Call, of_lists: bool) -> None:
+        history = self._histories.get(key) if key is not None else None
         if history is not None and history.of_lists == of_lists:
             history.appends.append(call)
 
@@ -231,7 +256,8 @@ class UnboundedStepHistory(Rule):
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for key, history in self._histories.items():
-            if key in self._trimmed or key in self._not_histories or self._filled_for_unseen_code(history):
+            trimmed = key in self._trimmed or history.attribute in self._trimmed_attributes
+            if trimmed or key in self._not_histories or self._filled_for_unseen_code(history):
                 continue
             if history.attribute is None:
                 growing = self._local_growth(history)
@@ -307,14 +333,16 @@ class UnboundedStepHistory(Rule):
     # ----- report -------------------------------------------------------------------
 
     def _report(self, history: History, growing: List[cst.Call]) -> None:
-        element = self._element(growing[0].args[0].value)
-        count = len(growing)
-        what = f"{'one' if count == 1 else count} {element}{'' if count == 1 else 's'}"
         message = (
-            f"`{history.name}` grows by {what} every training step and nothing in this module trims it: "
+            f"`{history.name}` grows by {self._growth(growing)} every training step and nothing in this module trims it: "
             "its memory grows with the length of the run"
         )
         self.report(growing[0], message, fix=self._fix(history))
+
+    def _growth(self, growing: List[cst.Call]) -> str:
+        """``one number``, ``2 tuples``, ``one tuple and 2 numbers``: each kind of element, counted."""
+        counts = Counter(self._element(call.args[0].value) for call in growing)
+        return " and ".join(f"{'one' if n == 1 else n} {element}{'' if n == 1 else 's'}" for element, n in counts.items())
 
     def _element(self, value: cst.BaseExpression, depth: int = 0) -> str:
         """What one appended element is, in words: ``number``, ``tensor``, ``CPU tensor``, ``dict``..."""
@@ -410,10 +438,12 @@ class UnboundedStepHistory(Rule):
         return "collections.deque", (Import("collections"),)
 
     def _uses(self, history: History) -> List[cst.BaseExpression]:
-        """Every read of the history: ``<anything>.<attribute>`` in the module, or the local name in its scope."""
+        """Every read of the history: ``self.<attribute>`` in its class family or ``<other>.<attribute>`` in the
+        module (another object may be of that class), or the local name in its scope."""
         graph = self.facts.fact(GraphValues)
         if history.attribute is not None:
             found = graph.references(self.facts.module, attribute=history.attribute)
+            found = [use for use in found if self._attribute_key(use) in (None, history.key)]
         else:
             scope = graph.scope_of(history.appends[0])
             found = [use for use in graph.references(scope, name=history.name) if graph.scope_of(use) is scope]
@@ -497,6 +527,26 @@ class UnboundedStepHistory(Rule):
 
 def _is_self(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "self"
+
+
+def _class_families(facts: ModuleFacts) -> Dict[cst.ClassDef, cst.ClassDef]:
+    """Each class of the module, mapped to one class standing for its family: the classes linked to it by
+    inheritance in this module. A base's methods run on its subclasses' objects, so they share ``self``
+    attributes; siblings join through their base, erring toward one history (a trim in either silences both)."""
+    classes: List[cst.ClassDef] = facts.nodes(cst.ClassDef)  # type: ignore[assignment]
+    defined = {c.name.value: c for c in classes}
+    parent = {c: c for c in classes}
+
+    def root(c: cst.ClassDef) -> cst.ClassDef:
+        while parent[c] is not c:
+            c = parent[c]
+        return c
+
+    for c in classes:
+        for base in (defined.get(dotted(arg.value) or "") for arg in c.bases):
+            if base is not None:
+                parent[root(c)] = root(base)
+    return {c: root(c) for c in classes}
 
 
 def _moves_to_cpu(call: cst.Call) -> bool:

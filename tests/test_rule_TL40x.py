@@ -269,6 +269,13 @@ TL402_TRAPS = {
     "an object with its own step budget": tracker(extra="    def budget(self, num_training):\n        pass\n").replace(
         "self.norms = []", "self.norms = []\n        self.num_training = 8"
     ),
+    "reset by a base class of this module": tracker().replace(
+        "class Tracker:", "class Resettable:\n    def reset(self):\n        self.norms = []\n\n\nclass Tracker(Resettable):"
+    ),
+    "filled for a base class defined elsewhere, a namesake read by another class": tracker().replace(
+        "class Tracker:", "from .base import BaseTracker\n\nclass Tracker(BaseTracker):"
+    )
+    + "\n\nclass Summary:\n    def __init__(self):\n        self.norms = []\n\n    def mean(self):\n        return sum(self.norms)\n",
 }
 
 
@@ -298,6 +305,71 @@ def test_tl402_trap_is_silent(trap: str) -> None:
 def test_tl402_subclass_history_is_reported_when_its_readers_are_in_sight(header: str, extra: str) -> None:
     """The twins of the imported-base trap: this module reads the list, or every base is in sight."""
     assert len(findings("TL402", tracker(extra=extra).replace("class Tracker:", header))) == 1
+
+
+def test_tl402_a_namesake_reset_in_an_unrelated_class_trims_only_its_own_list() -> None:
+    """Twin of the base-class reset: ``self.norms = []`` in a class that is no base of ``Tracker``."""
+    text = tracker().replace("class Tracker:", "class Other:\n    def reset(self):\n        self.norms = []\n\n\nclass Tracker:")
+    assert len(findings("TL402", text)) == 1
+
+
+def test_tl402_namesakes_in_two_classes_are_two_histories() -> None:
+    """Each is reported at its own append, counting only its own elements; each fix rewrites its own ``__init__``."""
+    text = tracker() + "\n\nclass Pairs:\n    def __init__(self):\n        self.norms = []\n\n    def update(self, norm: float):\n        self.norms.append((norm, 1))\n"
+    messages = [message for _, message, _ in findings("TL402", text)]
+    assert len(messages) == 2
+    assert "grows by one number every" in messages[0] and "grows by one tuple every" in messages[1]
+    assert fixed("TL402", text).count("self.norms = collections.deque(maxlen=4096)") == 2
+
+
+def test_tl402_message_counts_each_kind_of_element() -> None:
+    text = tracker().replace("self.norms.append(norm)", "self.norms.append(norm)\n        self.norms.append((norm, 1))")
+    assert "grows by one number and one tuple every training step" in findings("TL402", text)[0][1]
+
+
+METERS = """
+class Meter:
+    def __init__(self):
+        self.data = []
+
+    def update(self, value):
+        self.data.append(value)
+
+
+class Logger:
+    def __init__(self, optimizer):
+        self.optimizer = optimizer
+        self.epoch = self.iteration = 0
+{step}"""
+
+
+@pytest.mark.parametrize(
+    "getter",
+    [
+        "    def step(self):\n        return (self.epoch, self.iteration)\n",
+        '    def global_step(self):\n        """Where the run is."""\n        return self.iteration\n',
+        "    def step(self): return int(self.iteration)\n",
+    ],
+    ids=["tuple", "docstring", "one line"],
+)
+def test_tl402_a_step_getter_is_no_hook(getter: str) -> None:
+    """A getter named ``step`` does not make a module of meters train: ``Meter.update`` may run once an epoch."""
+    assert findings("TL402", METERS.format(step=getter)) == []
+
+
+@pytest.mark.parametrize(
+    "hook",
+    [
+        "    def step(self):\n        self.iteration += 1\n",
+        "    def step(self, batch):\n        return self.iteration\n",
+        "    def step(self):\n        return self.optimizer.step()\n",
+        "    def step(self):\n        return self._advance()\n\n    def _advance(self):\n        self.iteration += 1\n",
+    ],
+    ids=["counts", "takes a batch", "steps the optimizer", "delegates to this module"],
+)
+def test_tl402_a_step_method_doing_more_than_returning_is_a_hook(hook: str) -> None:
+    """The getter's twins: the module trains, so ``Meter.update`` counts as a per-step ``update``."""
+    assert len(findings("TL402", METERS.format(step=hook))) == 1
 
 
 def test_tl402_generic_hook_names_count_only_in_a_module_that_trains() -> None:

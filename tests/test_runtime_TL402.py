@@ -6,7 +6,8 @@ for ``N + 1`` steps holds ``N + 1`` entries in its history while its fixed
 version (the checked-in snapshot with ``N`` for 4096) holds ``N`` and trains
 exactly like ``reference_trainer``. The fixed scripts still write valid JSON:
 the seed's ``GradientTracker`` report has the same summary statistics as the
-unfixed one and the last ``N`` norms.
+unfixed one and the last ``N`` norms. A fix bounds only the history it
+reports: another class's trimmed list of the same attribute name stays a list.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ HISTORY: Dict[str, Tuple[str, Callable[[FixtureRun], int]]] = {
     "bad_metric_series": ("text", lambda run: len(run.result["trainer"].history["loss"])),
     "bad_run_records": ("lstm", lambda run: run.result["records"]),
     "bad_history_copies": ("regression", lambda run: len(run.result["logger"].losses)),
+    "bad_same_attribute_two_classes": ("regression", lambda run: len(run.result["log"].values)),
 }
 
 
@@ -107,3 +109,12 @@ def test_fixed_summary_hands_out_lists_and_stays_valid_json(fixed_paths: Dict[st
     assert after["losses"] == before["losses"][-BOUND:]
     assert after["recent_mean"] == before["recent_mean"]
     assert after["last_lr"] == before["last_lr"]
+
+
+def test_fixed_run_log_leaves_the_other_class_of_the_same_attribute_name_alone(fixed_paths: Dict[str, Path]) -> None:
+    """``RunLog.values`` becomes a deque; ``SmoothedLoss.values``, trimmed by its own class, stays the same list."""
+    bad = run_fixture(FIXTURES / "bad_same_attribute_two_classes.py", max_steps=BOUND + 1)
+    fixed = run_fixture(fixed_paths["bad_same_attribute_two_classes"], max_steps=BOUND + 1)
+    assert type(fixed.result["smoothed"].values) is list
+    assert fixed.result["smoothed"].values == bad.result["smoothed"].values
+    assert list(fixed.result["log"].values) == bad.result["log"].values[-BOUND:]
