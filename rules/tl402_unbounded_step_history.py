@@ -30,6 +30,12 @@ READING_MODULES = ("numpy.", "statistics.", "math.")
 EXPORTING_FUNCTIONS = frozenset({"print", "str", "repr", "format"})
 LIST_TAKING_MODULES = ("json.", "torch.")  # json cannot encode a deque; torch.stack/cat want a list or tuple
 DEQUE_TAKING_TORCH = frozenset({"torch.tensor", "torch.as_tensor"})
+# Elements a local list may gain per step without a TL402 finding: a number is 8 bytes a step, an
+# unknown element is not evidence, and a tensor still holding its graph is TL401's finding (once it is
+# detached with `.item()` the list holds numbers): reporting it here too would say one defect twice.
+LEFT_TO_OTHERS = frozenset(
+    {"number", "element", "tensor with its autograd graph", "container of tensors with their autograd graphs"}
+)
 STEP_LIMIT = re.compile(r"^(num|max|total|n)_?(training|train_steps|steps?|iters?|iterations?|batches|updates)$")
 COUNT_LIMIT = re.compile(r"^max_|_limit$|^limit$", re.IGNORECASE)  # ``max_images``: with a counter incremented here
 STEP_BUDGET = re.compile(r"^num_(training|iter|iters|iterations)$")  # an object that lives for that many steps
@@ -64,7 +70,9 @@ class UnboundedStepHistory(Rule):
     that runs per step (inside a training loop, in a method called from
     one, in `*step*`, `on_*batch*` and `log_step` hooks, and in
     `log`/`update` methods of a module that trains), or a local list of
-    tensors or dicts created before the epoch loop and appended per step.
+    tensors or dicts created before the epoch loop and appended per step
+    (a local list of losses that still hold their graph is TL401's finding,
+    not this rule's: once TL401's fix detaches them, the list holds numbers).
     A getter is no hook: `def step(self): return (self.epoch, self.iter)`
     neither runs per step nor makes a module of meters one that trains.
     An attribute is one class's: `self.data` of two unrelated classes is
@@ -300,7 +308,7 @@ class UnboundedStepHistory(Rule):
         return any(isinstance(t, cst.Attribute) and _is_self(t.value) and STEP_BUDGET.match(t.attr.value) for t in targets)
 
     def _local_growth(self, history: History) -> List[cst.Call]:
-        """Appends of tensors or dicts, per step, to a local list bound once before the epoch loop around them."""
+        """Appends of detached tensors or dicts, per step, to a local list bound once before the epoch loop around them."""
         loops_of = {call: self._loops_around(call) for call in history.appends}
         training = self.facts.fact(TrainingLoops)
         candidates = [(c, loops) for c, loops in loops_of.items() if len(loops) >= 2 and training.in_training_loop(c)]
@@ -314,7 +322,7 @@ class UnboundedStepHistory(Rule):
         growing = [
             call
             for call, loops in candidates
-            if graph.precedes(init.statement, loops[-1]) and self._element(call.args[0].value) not in ("number", "element")
+            if graph.precedes(init.statement, loops[-1]) and self._element(call.args[0].value) not in LEFT_TO_OTHERS
         ]
         if growing:
             history.inits = [init.value]  # type: ignore[list-item]

@@ -407,6 +407,14 @@ def test_tl402_local_list_of_numbers_is_silent() -> None:
     assert findings("TL402", text) == []
 
 
+def test_tl402_leaves_a_local_list_of_graph_carrying_losses_to_tl401() -> None:
+    """One defect, one finding: TL401's fix (``.item()``) leaves a list of numbers, which TL402 lets be."""
+    text = _source(EPOCHS.format(stored="loss"))
+    assert findings("TL402", text) == []
+    assert len(findings("TL401", text)) == 1
+    assert len(findings("TL402", _source(EPOCHS.format(stored="loss.detach()")))) == 1  # device tensors: TL402's
+
+
 # ----- TL402: message and fix ---------------------------------------------------------------
 
 
