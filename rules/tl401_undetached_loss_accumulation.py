@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Callable, FrozenSet, List, NamedTuple, Optional, Set, Tuple
+from typing import Callable, FrozenSet, Iterator, List, NamedTuple, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -251,12 +251,15 @@ class UndetachedLossAccumulation(Rule):
 
     def _drained(self, graph: GraphValues, storage: str) -> bool:
         """``storage.pop(...)``/``popleft()`` somewhere: items leave again, so the graphs do not pile up."""
+        receivers = self._method_receivers(graph, storage, ("pop", "popleft"))
+        return any(isinstance(self.facts.parent(self.facts.parent(r)), cst.Call) for r in receivers)
+
+    def _method_receivers(self, graph: GraphValues, storage: str, methods: Tuple[str, ...]) -> Iterator[cst.BaseExpression]:
+        """Each ``storage`` read as the receiver of one of ``methods`` (``storage.clear``, ``storage.pop``)."""
         for reference in _references(graph, self.facts.module, storage):
             parent = self.facts.parent(reference)
-            popped = isinstance(parent, cst.Attribute) and parent.attr.value in ("pop", "popleft")
-            if popped and dotted(reference) == storage and isinstance(self.facts.parent(parent), cst.Call):
-                return True
-        return False
+            if isinstance(parent, cst.Attribute) and parent.attr.value in methods and dotted(reference) == storage:
+                yield reference
 
     def _resets(self, statement: cst.CSTNode) -> bool:
         """A binding statement of the storage's root name that starts it afresh (not ``acc += x``/``acc = acc + x``)."""
@@ -275,12 +278,7 @@ class UndetachedLossAccumulation(Rule):
         for target, _value, statement in graph.assignments():
             if dotted(target) == storage and "." in storage and self._resets(statement) and where(statement):
                 return True
-        for reference in _references(graph, self.facts.module, storage):
-            parent = self.facts.parent(reference)
-            clears = isinstance(parent, cst.Attribute) and parent.attr.value == "clear"
-            if clears and dotted(reference) == storage and where(reference):
-                return True
-        return False
+        return any(where(reference) for reference in self._method_receivers(graph, storage, ("clear",)))
 
     # ----- report and fix -----------------------------------------------------------
 
