@@ -10,7 +10,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from trainlint.analysis import ModuleFacts, dotted
-from trainlint.analysis.classes import inherits_unseen_code
+from trainlint.analysis.classes import enclosing_class, inherits_unseen_code
 from trainlint.analysis.graph_values import GraphKind, GraphValues, is_store_target
 from trainlint.analysis.loops import TrainingLoops
 from trainlint.analysis.step_methods import StepMethods, enclosing_function
@@ -228,7 +228,7 @@ class UnboundedStepHistory(Rule):
         """
         if not (isinstance(expression, cst.Attribute) and _is_self(expression.value)):
             return None
-        owner = self._owner_class(expression)
+        owner = enclosing_class(self.facts, expression)
         return None if owner is None else (self._families[owner], expression.attr.value)
 
     def _local_key(self, name: cst.Name) -> Key:
@@ -252,9 +252,6 @@ class UnboundedStepHistory(Rule):
     def _in_init(self, node: cst.CSTNode) -> bool:
         function = enclosing_function(self.facts, node)
         return function is not None and function.name.value == "__init__"
-
-    def _owner_class(self, node: cst.CSTNode) -> Optional[cst.ClassDef]:
-        return next((a for a in self.facts.ancestors(node) if isinstance(a, cst.ClassDef)), None)
 
     def _in_comparison(self, node: cst.CSTNode) -> bool:
         parent = self.facts.parent(node)
@@ -284,7 +281,7 @@ class UnboundedStepHistory(Rule):
         """
         if history.attribute is None or self._uses(history):
             return False
-        owners = {self._owner_class(init) for init in history.inits}
+        owners = {enclosing_class(self.facts, init) for init in history.inits}
         return any(owner is not None and inherits_unseen_code(self.facts, owner) for owner in owners)
 
     def _runs_every_step(self, call: cst.Call) -> bool:
@@ -300,7 +297,7 @@ class UnboundedStepHistory(Rule):
     def _has_step_budget(self, node: cst.CSTNode) -> bool:
         """In a class whose ``__init__`` stores its own step budget (``self.num_training``): an LR finder
         callback, run by a tuner for exactly that many steps, however the stop is arranged."""
-        owner = self._owner_class(node)
+        owner = enclosing_class(self.facts, node)
         if owner is None:
             return False
         inits = [s for s in owner.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"]

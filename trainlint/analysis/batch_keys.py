@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterable, Iterator,
 import libcst as cst
 
 from trainlint.analysis import walk
+from trainlint.analysis.classes import enclosing_class
 from trainlint.analysis.imports import dotted
 from trainlint.analysis.loops import TrainingLoops
 
@@ -506,7 +507,7 @@ class BatchKeys:
         """The function defined here that ``func`` names: a (possibly nested) function or ``self.method``."""
         name = dotted(func) or ""
         if name.startswith("self.") and name.count(".") == 1:
-            owner = next((a for a in self.facts.ancestors(func) if isinstance(a, cst.ClassDef)), None)
+            owner = enclosing_class(self.facts, func)
             return next((m for m in _methods(owner) if m.name.value == name[5:]), None)
         found = self._definition(func)
         return found if isinstance(found, cst.FunctionDef) else None

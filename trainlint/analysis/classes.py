@@ -1,4 +1,4 @@
-"""Whether a class inherits code this module cannot show.
+"""Classes: the one around a node, and whether a class inherits code this module cannot show.
 
 The linter sees one file. A class whose bases are all defined in it (or are
 ``object``, ``typing``/``abc`` markers, or torch classes, none of which
@@ -10,7 +10,7 @@ class that logs its ``self.stats`` and then empties them).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, FrozenSet
+from typing import TYPE_CHECKING, Dict, FrozenSet, Optional
 
 import libcst as cst
 
@@ -20,6 +20,11 @@ if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
 
 NEUTRAL_BASE_MODULES = ("typing.", "abc.", "torch.")
+
+
+def enclosing_class(facts: "ModuleFacts", node: cst.CSTNode) -> Optional[cst.ClassDef]:
+    """The innermost class around ``node``: whose ``self`` a method's ``self.x`` is."""
+    return next((a for a in facts.ancestors(node) if isinstance(a, cst.ClassDef)), None)
 
 
 def inherits_unseen_code(facts: "ModuleFacts", class_def: cst.ClassDef) -> bool:

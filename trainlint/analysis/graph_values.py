@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, NamedTuple, O
 
 import libcst as cst
 
+from trainlint.analysis.classes import enclosing_class
 from trainlint.analysis.grad_mode import in_no_grad
 from trainlint.analysis.imports import dotted
 
@@ -695,10 +696,8 @@ class GraphValues:
         return bool(MODEL_NAME.search(last)) and not MODEL_FACTORY.search(last)
 
     def _in_class_with_forward(self, node: cst.CSTNode) -> bool:
-        for ancestor in self.facts.ancestors(node):
-            if isinstance(ancestor, cst.ClassDef):
-                return any(isinstance(s, cst.FunctionDef) and s.name.value == "forward" for s in ancestor.body.body)
-        return False
+        owner = enclosing_class(self.facts, node)
+        return owner is not None and any(isinstance(s, cst.FunctionDef) and s.name.value == "forward" for s in owner.body.body)
 
     # ----- calls between functions of this module ------------------------------------
 
