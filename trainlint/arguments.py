@@ -108,8 +108,8 @@ def _terminal_width() -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command line as argparse sees it. It reads nothing from the environment (``_run`` does),
-    so that a bad variable is an error only for the commands that use it, as with click."""
+    """The command line as argparse sees it. It reads nothing from the environment
+    (``resolve_environment`` does), so that a bad variable is an error only for the commands that use it."""
     parser = argparse.ArgumentParser(
         prog="trainlint",
         description="trainlint: find and fix the defects that make training runs fail late.",
@@ -144,7 +144,7 @@ def _add_command(commands, name: str, summary: str) -> argparse.ArgumentParser:
 
 def _add_run_options(command: argparse.ArgumentParser) -> None:
     """The options of ``check`` and ``fix``. Those with an environment variable default to None
-    here and are resolved in ``_run``, so that a bad variable is an error only when it is used."""
+    here and are resolved by ``resolve_environment``, so that a bad variable is an error only when it is used."""
     command.usage = "%(prog)s [options] [PATHS ...]"  # not every option before every usage error
     add = command.add_argument
     add("paths", nargs="*", metavar="PATHS", help="Files and folders; `-` reads the code from stdin.")
