@@ -22,7 +22,7 @@ from typing import NamedTuple, Pattern, Tuple, Union
 class RuleEntry(NamedTuple):
     code: str
     name: str
-    module: str  # module under trainlint.rules that defines the rule class
+    module: str  # module under trainlint.rules that defines the rule class: <family>.<file>
     cls: str
     triggers: Tuple[Union[str, Tuple[Union[str, Pattern[str], Tuple[str, ...]], ...]], ...]
 
@@ -40,15 +40,15 @@ _PER_STEP_CODE = re.compile(
 
 
 RULES: Tuple[RuleEntry, ...] = (
-    RuleEntry("TL101", "pin-memory-device-tensors", "tl101_pin_memory_device_tensors", "PinMemoryDeviceTensors", (("pin_memory", "DataLoader"),)),
-    RuleEntry("TL102", "device-dataset-in-workers", "tl102_device_dataset_in_workers", "DeviceDatasetInWorkers", (("num_workers", "DataLoader"),)),
-    RuleEntry("TL201", "cuda-amp-on-other-device", "tl201_cuda_amp_on_other_device", "CudaAmpOnOtherDevice", ("autocast", "GradScaler")),
-    RuleEntry("TL301", "unfiltered-batch-kwargs", "tl301_unfiltered_batch_kwargs", "UnfilteredBatchKwargs", (("DataLoader", "**"),)),
-    RuleEntry("TL401", "undetached-loss-accumulation", "tl401_undetached_loss_accumulation", "UndetachedLossAccumulation", ("backward", "training_step")),
+    RuleEntry("TL101", "pin-memory-device-tensors", "loaders.tl101_pin_memory_device_tensors", "PinMemoryDeviceTensors", (("pin_memory", "DataLoader"),)),
+    RuleEntry("TL102", "device-dataset-in-workers", "loaders.tl102_device_dataset_in_workers", "DeviceDatasetInWorkers", (("num_workers", "DataLoader"),)),
+    RuleEntry("TL201", "cuda-amp-on-other-device", "amp.tl201_cuda_amp_on_other_device", "CudaAmpOnOtherDevice", ("autocast", "GradScaler")),
+    RuleEntry("TL301", "unfiltered-batch-kwargs", "batches.tl301_unfiltered_batch_kwargs", "UnfilteredBatchKwargs", (("DataLoader", "**"),)),
+    RuleEntry("TL401", "undetached-loss-accumulation", "step_memory.tl401_undetached_loss_accumulation", "UndetachedLossAccumulation", ("backward", "training_step")),
     RuleEntry(
         "TL402",
         "unbounded-step-history",
-        "tl402_unbounded_step_history",
+        "step_memory.tl402_unbounded_step_history",
         "UnboundedStepHistory",
         # an append, a list, and something that runs per step (a training loop or a step hook)
         ((".append(", ("[]", "list(", "(list)"), _PER_STEP_CODE),),

@@ -1,6 +1,6 @@
 """TL101/TL102 static behaviour the fixtures do not pin down: fix applicability, odd code, argument reading.
 
-Both rules read the shared placement fact (trainlint/analysis/placement.py)
+Both rules read the shared placement fact (rules/loaders/placement.py)
 and offer the same fix, so the cases here cover both.
 """
 

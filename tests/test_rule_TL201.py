@@ -12,7 +12,7 @@ from typing import List
 
 import pytest
 
-from rules.tl201_cuda_amp_on_other_device import CudaAmpOnOtherDevice
+from trainlint.rules.amp.tl201_cuda_amp_on_other_device import CudaAmpOnOtherDevice
 from trainlint.diagnostics import Applicability
 from trainlint.engine import RuleSettings, fix_source, lint_source
 

@@ -14,7 +14,7 @@ from typing import List
 
 import pytest
 
-from rules.tl301_unfiltered_batch_kwargs import FILTER_HELPER
+from trainlint.rules.batches.tl301_unfiltered_batch_kwargs import FILTER_HELPER
 from tests.fixture_cases import FIXTURES
 from trainlint.engine import RuleSettings, fix_source, lint_source
 

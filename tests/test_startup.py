@@ -57,7 +57,7 @@ def test_a_file_without_triggers_does_not_import_libcst(tmp_path: Path) -> None:
 @pytest.mark.parametrize("options", [(), ("--output-format", "text", "--statistics")], ids=["report", "statistics"])
 def test_checking_a_training_script_imports_only_what_a_check_needs(options) -> None:
     modules = imported_by_check(TRAINING_SCRIPT, *options)
-    assert "libcst" in modules and "trainlint.rules.tl201_cuda_amp_on_other_device" in modules
+    assert "libcst" in modules and "trainlint.rules.amp.tl201_cuda_amp_on_other_device" in modules
     assert sorted(set(NEVER_ON_A_CHECK) & modules) == []
     # Only the rules whose triggers occur are imported (TL101/TL102 need a DataLoader's pin_memory/num_workers).
-    assert "trainlint.rules.tl101_pin_memory_device_tensors" not in modules
+    assert "trainlint.rules.loaders.tl101_pin_memory_device_tensors" not in modules

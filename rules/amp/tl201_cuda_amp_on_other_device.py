@@ -8,7 +8,7 @@ from typing import Dict, FrozenSet, Iterator, List, NamedTuple, Optional, Set, T
 import libcst as cst
 
 from trainlint.analysis import dotted, walk
-from trainlint.analysis.devices_in_use import (
+from trainlint.analysis.devices import (
     CUDA_DEVICE,
     CudaOnlyRegions,
     DeviceInScope,

@@ -10,7 +10,7 @@ from typing import List, Optional
 
 import libcst as cst
 
-from trainlint.analysis.batch_keys import BatchKeys, ForwardSignature, KeyMap, KeyOrigin
+from trainlint.rules.batches.batch_keys import BatchKeys, ForwardSignature, KeyMap, KeyOrigin
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Import, Rule
 

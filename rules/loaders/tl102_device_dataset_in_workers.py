@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trainlint.analysis.placement import CpuDatasetFix, DevicePlacement
+from trainlint.rules.loaders.placement import CpuDatasetFix, DevicePlacement
 from trainlint.diagnostics import Applicability
 from trainlint.rule import Rule
 

@@ -1,0 +1,1 @@
+"""Mixed precision and device types: TL201 cuda-amp-on-other-device."""
