@@ -27,8 +27,7 @@ class RuleEntry(NamedTuple):
     triggers: Tuple[Union[str, Tuple[Union[str, Pattern[str], Tuple[str, ...]], ...]], ...]
 
 
-# Code that runs once per training step, as trainlint.analysis.step_methods and
-# loops see it: a `.backward(`, a step hook's definition (`def training_step(`,
+# Code that runs once per training step, as trainlint.analysis.steps sees it: a `.backward(`, a step hook's definition (`def training_step(`,
 # `def on_train_batch_end(`), or an optimizer's or scaler's `.step(`. A bare
 # `step(` would also match every diffusion pipeline's `scheduler.step(` and
 # have half of a diffusers checkout parsed for nothing.

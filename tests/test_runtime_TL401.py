@@ -36,6 +36,12 @@ KEPT: Dict[str, Tuple[str, Callable[[Dict[str, Any]], Any]]] = {
     "bad_hf_outputs_loss": ("text", lambda scope: scope["mean_loss"]),
     "bad_trainer_attribute_sums": ("lstm", lambda scope: (scope["trainer"].epoch_loss, scope["trainer"].smoothed_loss)),
     "bad_step_function_returns_loss": ("lstm", lambda scope: (scope["total"], scope["log"])),
+    "bad_range_step_loop": ("lstm", lambda scope: scope["total_loss"]),
+    "bad_while_next_batch": ("lstm", lambda scope: scope["window"]),
+    "bad_tqdm_bar_in_with": ("lstm", lambda scope: scope["recent"]),
+    "bad_loss_dict_totals": ("lstm", lambda scope: scope["totals"]),
+    "bad_weighted_task_losses": ("lstm", lambda scope: scope["task_totals"]),
+    "bad_meter_update": ("lstm", lambda scope: scope["trainer"].meter.total),
 }
 
 

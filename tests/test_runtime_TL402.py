@@ -39,6 +39,7 @@ HISTORY: Dict[str, Tuple[str, Callable[[FixtureRun], int]]] = {
     "bad_run_records": ("lstm", lambda run: run.result["records"]),
     "bad_history_copies": ("regression", lambda run: len(run.result["logger"].losses)),
     "bad_same_attribute_two_classes": ("regression", lambda run: len(run.result["log"].values)),
+    "bad_step_count_loop_recorder": ("lstm", lambda run: len(run.result["recorder"].rates)),
 }
 
 

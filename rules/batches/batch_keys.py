@@ -41,7 +41,7 @@ import libcst as cst
 from trainlint.analysis import walk
 from trainlint.analysis.classes import enclosing_class
 from trainlint.analysis.imports import dotted
-from trainlint.analysis.loops import TrainingLoops
+from trainlint.analysis.steps import TrainingLoops
 
 if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
@@ -191,7 +191,7 @@ class BatchKeys:
             return self._keys(binding.node, visiting)  # type: ignore[arg-type]
         if binding.kind == "for":
             loop = self.facts.fact(TrainingLoops).loop_of(binding.node)  # type: ignore[arg-type]
-            if loop is not None and dotted(loop.batch) == binding.name:
+            if loop is not None and loop.loader is not None and dotted(loop.batch) == binding.name:
                 return self._loader_keys(loop.loader, visiting)
         if binding.kind == "param" and binding.function is not None:
             return self._argument_keys(binding.function, binding.node, visiting)  # type: ignore[arg-type]

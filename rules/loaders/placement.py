@@ -40,7 +40,7 @@ import libcst as cst
 
 from trainlint.analysis import walk
 from trainlint.analysis.imports import dotted
-from trainlint.analysis.loops import LoaderLoop, TrainingLoops
+from trainlint.analysis.steps import LoaderLoop, TrainingLoops
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix
 
@@ -1423,7 +1423,8 @@ class CpuDatasetFix:
 
     def _consumers(self, call: cst.Call) -> Optional[List[Consumer]]:
         """Every loop over the loader, or None when the loader is also used some other way."""
-        loops = {loop.loader: loop for loop in self.facts.fact(TrainingLoops).loops}
+        # The fix moves each batch where a ``for`` loop binds it; a ``while`` loop pulling batches with ``next`` is left alone.
+        loops = {loop.loader: loop for loop in self.facts.fact(TrainingLoops).loops if isinstance(loop.node, cst.For) and loop.loader is not None}
         statement = self.facts.parent(call)
         bindings = [b for b in self.names.bindings_of_value(call) if not b.element]
         if isinstance(statement, cst.Assign) and bindings:

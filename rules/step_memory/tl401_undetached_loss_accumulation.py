@@ -9,8 +9,7 @@ import libcst as cst
 
 from trainlint.analysis import dotted
 from trainlint.analysis.graph_values import GraphKind, GraphValues, is_store_target, storage_path
-from trainlint.analysis.loops import TrainingLoops
-from trainlint.analysis.step_methods import StepMethods, enclosing_function
+from trainlint.analysis.steps import StepMethods, TrainingLoops, enclosing_function
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Rule
 

@@ -59,22 +59,37 @@ class CallGraph:
         self.methods: Set[cst.FunctionDef] = set()
         self.callees: Dict[cst.FunctionDef, Set[Callee]] = {}
         self._stepping: Set[cst.FunctionDef] = set()  # functions with a training call of their own
+        self._steps_outside_loops: Set[cst.FunctionDef] = set()  # ... that runs once per call
+        self._callees_outside_loops: Dict[cst.FunctionDef, Set[Callee]] = {}
         function_of: Dict[cst.CSTNode, cst.FunctionDef] = {}
+        looped: Set[cst.CSTNode] = set()  # nodes inside a loop body of their own function
+        loop_bodies: Set[cst.CSTNode] = set()
         for node, parent in facts.parents.items():
             function = parent if isinstance(parent, cst.FunctionDef) else function_of.get(parent)
             if function is not None:
                 function_of[node] = function
-            if isinstance(node, cst.FunctionDef):
+                if parent is not function and (parent in loop_bodies or parent in looped):
+                    looped.add(node)
+            kind = type(node)
+            if kind is cst.For or kind is cst.While:
+                loop_bodies.add(node.body)
+            elif kind is cst.FunctionDef:
                 self.functions.append(node)
                 self.callees[node] = set()
+                self._callees_outside_loops[node] = set()
                 if isinstance(facts.parent(parent), cst.ClassDef):
                     self.methods.add(node)
-            elif isinstance(node, cst.Call) and function is not None:
+            elif kind is cst.Call and function is not None:
                 named = callee(node)
+                in_loop = node in looped
                 if named is not None:
                     self.callees[function].add(named)
+                    if not in_loop:
+                        self._callees_outside_loops[function].add(named)
                 if steps_training(node):
                     self._stepping.add(function)
+                    if not in_loop:
+                        self._steps_outside_loops.add(function)
 
     def called_by(self, function: cst.FunctionDef) -> List[cst.FunctionDef]:
         """The functions of the module that ``function`` may call."""
@@ -98,9 +113,27 @@ class CallGraph:
                     changed = True
         return frozenset(training)
 
-    def any_trains(self, calls: Iterable[cst.Call]) -> bool:
-        """Whether one of ``calls`` reaches a same-module function that trains."""
-        if not self._stepping:
+    @functools.cached_property
+    def functions_stepping_once(self) -> FrozenSet[cst.FunctionDef]:
+        """Functions that run one training step per call: a backward or optimizer step outside
+        their own loops, or a call (outside their loops) of a function that does.
+
+        ``train_step(model, batch)`` is one; ``train_one_epoch(model, loader)``,
+        which loops over the data and steps in the loop, is not.
+        """
+        once = set(self._steps_outside_loops)
+        changed = bool(once)
+        while changed:
+            changed = False
+            for function in self.functions:
+                if function not in once and any(f in once for f in self.resolve(self._callees_outside_loops[function])):
+                    once.add(function)
+                    changed = True
+        return frozenset(once)
+
+    def any_steps_once(self, calls: Iterable[cst.Call]) -> bool:
+        """Whether one of ``calls`` reaches a same-module function that runs one training step per call."""
+        if not self._steps_outside_loops:
             return False
         named = {c for c in map(callee, calls) if c is not None}
-        return any(f in self.training_functions for f in self.resolve(named))
+        return any(f in self.functions_stepping_once for f in self.resolve(named))

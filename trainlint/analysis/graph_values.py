@@ -686,12 +686,22 @@ class GraphValues:
         return GraphKind.TENSOR if self.kind(argument) is not None else None
 
     def _is_model_call(self, func: cst.BaseExpression) -> bool:
-        """``model(...)``, ``self.net(...)``, ``model.forward(...)``, ``self(...)`` in a class with ``forward``."""
+        """``model(...)``, ``self.net(...)``, ``model.forward(...)``, ``self(...)`` in a class with ``forward``.
+
+        A name bound by an import, ``def`` or ``class`` is a function or a class,
+        never a model instance, whatever it is called: ``evaluate_model``
+        imported from a helper module returns what that helper returns.
+        """
         name = dotted(func)
         if name is None:
             return False
         if name == "self":
             return self._in_class_with_forward(func)
+        if isinstance(func, cst.Name):
+            local = self.reaching_binding(func)
+            bindings = [local] if local is not None else self.bindings(self.facts.module, func.value)
+            if any(b.how == "opaque" and isinstance(b.statement, (cst.ImportAlias, cst.FunctionDef, cst.ClassDef)) for b in bindings):
+                return False
         last = name.rsplit(".", 1)[-1]
         return bool(MODEL_NAME.search(last)) and not MODEL_FACTORY.search(last)
 
@@ -702,15 +712,34 @@ class GraphValues:
     # ----- calls between functions of this module ------------------------------------
 
     def _callees(self, call: cst.Call) -> Optional[List[cst.FunctionDef]]:
-        """Same-module functions ``call`` may run (``f(...)`` a module function, ``x.f(...)`` a method)."""
+        """Same-module functions ``call`` may run (``f(...)`` a module function, ``x.f(...)`` a method,
+        ``criterion(...)`` an instance of a same-module class: its ``forward`` or ``__call__``)."""
         name = dotted(call.func)
         if name is None:
             return None
+        if isinstance(call.func, cst.Name):
+            called = self._instance_methods(call.func)
+            if called:
+                return called
         last = name.rsplit(".", 1)[-1]
         candidates = self._index.functions_by_name.get(last, [])
         wanted_method = "." in name
         chosen = [f for f in candidates if _is_method(self.facts, f) == wanted_method]
         return chosen or None
+
+    def _instance_methods(self, name: cst.Name) -> List[cst.FunctionDef]:
+        """``forward``/``__call__`` of the same-module class that ``name`` was made from (``criterion = Criterion()``)."""
+        binding = self.reaching_binding(name)
+        value = binding.value if binding is not None and binding.how == "assign" and not binding.path else None
+        if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Name):
+            return []
+        classes = [c for c in self.facts.nodes(cst.ClassDef) if c.name.value == value.func.value]
+        return [
+            statement
+            for class_def in classes
+            for statement in class_def.body.body
+            if isinstance(statement, cst.FunctionDef) and statement.name.value in ("forward", "__call__")
+        ]
 
     def _returns_of(self, call: cst.Call) -> Optional[List[cst.BaseExpression]]:
         callees = self._callees(call)
