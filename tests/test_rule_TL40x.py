@@ -437,12 +437,12 @@ def test_tl402_fix_uses_the_option_and_the_module_spelling() -> None:
 @pytest.mark.parametrize(
     "use, rewritten, applicability",
     [
-        ("print(json.dumps(self.norms))", "print(json.dumps(list(self.norms)))", "safe"),
-        ("print(self.norms[-5:])", "print(list(self.norms)[-5:])", "safe"),
-        ("print(sum(self.norms) / len(self.norms))", "print(sum(self.norms) / len(self.norms))", "safe"),
+        ("print(json.dumps(self.norms))", "print(json.dumps(list(self.norms)))", "unsafe"),
+        ("print(self.norms[-5:])", "print(list(self.norms)[-5:])", "unsafe"),
+        ("print(sum(self.norms) / len(self.norms))", "print(sum(self.norms) / len(self.norms))", "unsafe"),
         ("return {'norms': self.norms}", "return {'norms': list(self.norms)}", "unsafe"),
         ("return self.norms", "return list(self.norms)", "unsafe"),
-        ("print(json.dumps(self.norms.copy()))", "print(json.dumps(list(self.norms)))", "safe"),
+        ("print(json.dumps(self.norms.copy()))", "print(json.dumps(list(self.norms)))", "unsafe"),
     ],
 )
 def test_tl402_uses_a_deque_breaks_are_rewritten(use: str, rewritten: str, applicability: str) -> None:
@@ -451,10 +451,45 @@ def test_tl402_uses_a_deque_breaks_are_rewritten(use: str, rewritten: str, appli
     assert rewritten in fixed("TL402", text)
 
 
+def private_tracker(extra: str = "") -> str:
+    return tracker(extra=extra).replace("self.norms", "self._norms")
+
+
+@pytest.mark.parametrize(
+    "read, applicability",
+    [
+        ("print(self._norms[-1])", "safe"),
+        ("if not self._norms:\n            return None", "safe"),
+        ("print(self._norms[0])", "unsafe"),
+        ("print(sum(self._norms) / len(self._norms))", "unsafe"),
+        ("print(json.dumps(self._norms))", "unsafe"),
+        ("return [n for n in self._norms]", "unsafe"),
+        ("return self._norms == [1.0]", "unsafe"),
+    ],
+)
+def test_tl402_fix_is_safe_only_for_a_private_history_read_at_its_end(read: str, applicability: str) -> None:
+    """Issue 14: bounding a list changes every statistic over it, and a public attribute may be read anywhere."""
+    text = private_tracker(extra=f"\n    def report(self):\n        {read}\n")
+    assert [f[2] for f in findings("TL402", text)] == [applicability]
+    if applicability == "unsafe":
+        assert "then sees only the last 4096 entries" in fix_titles("TL402", text)[0]
+
+
+def test_tl402_fix_of_a_public_history_says_other_modules_see_it_bounded() -> None:
+    assert [f[2] for f in findings("TL402", tracker())] == ["unsafe"]
+    assert "(unsafe: code in other modules then sees only the last 4096 entries" in fix_titles("TL402", tracker())[0]
+    assert [f[2] for f in findings("TL402", private_tracker())] == ["safe"]
+
+
+def fix_titles(code: str, text: str) -> List[str]:
+    result = lint_source(text, "case.py", RuleSettings(frozenset({code}), {code: {}}))
+    return [d.fix.message for d in result.diagnostics if d.fix]
+
+
 def test_tl402_dict_of_lists_sliced_per_key_reads_a_list_copy() -> None:
     text = tracker().replace("self.norms = []", "self.norms = {'a': []}").replace("self.norms.append(norm)", "self.norms['a'].append(norm)")
     text += "\n\ndef recent(tracker):\n    return sum(tracker.norms['a'][-5:])\n"
-    assert [f[2] for f in findings("TL402", text)] == ["safe"]
+    assert [f[2] for f in findings("TL402", text)] == ["unsafe"]
     assert "sum(list(tracker.norms['a'])[-5:])" in fixed("TL402", text)
 
 

@@ -12,13 +12,13 @@ import libcst as cst
 from trainlint.analysis import ModuleFacts, dotted
 from trainlint.analysis.classes import enclosing_class, inherits_unseen_code
 from trainlint.analysis.graph_values import GraphKind, GraphValues, is_store_target
-from trainlint.analysis.loops import TrainingLoops
-from trainlint.analysis.step_methods import StepMethods, enclosing_function
+from trainlint.analysis.steps import StepMethods, TrainingLoops, enclosing_function
 from trainlint.analysis.walk import walk
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Import, Option, Rule
 
 TRIMMING_METHODS = frozenset({"pop", "popleft", "clear", "remove"})
+GROWING_METHODS = frozenset({"append", "extend", "appendleft", "extendleft"})
 DEQUE_METHODS = frozenset({"append", "extend", "appendleft", "extendleft", "count", "index", "reverse", "rotate"})
 COPYING_METHODS = frozenset({"copy"})  # a deque's copy is a deque: the copy must become ``list(x)``
 LIST_ONLY_METHODS = frozenset({"sort", "insert"})  # deques have no sort; insert raises on a full bounded deque
@@ -131,12 +131,16 @@ class UnboundedStepHistory(Rule):
     read a copy, `list(self.x)`: slices, `json.dump`/`json.dumps`,
     `torch.stack`/`torch.cat`, `+` with a list, `print`/`str`, and
     `self.x.copy()` (a deque's copy is a deque); for a dict of lists, the
-    same per key (`list(self.h["loss"])[-10:]`). The fix is
-    safe when every use is then deque-compatible (append, iteration, `len`,
-    `sum`, NumPy, integer indexing); it is unsafe when the history leaves
-    the module's sight (returned, put in a literal that is not dumped right
-    there, passed to an unknown function), because the receiver gets a copy
-    or a deque instead of the list. No fix is offered when the list is
+    same per key (`list(self.h["loss"])[-10:]`).
+
+    The fix is safe only where no behaviour can change: the history is a
+    local list or a private attribute (`self._norms`, which other modules
+    are not meant to read), and nothing in the module reads it whole: only
+    appends, trims, its last entries (`x[-1]`) and emptiness tests. Any
+    statistic over it (`len`, `sum`, iteration, NumPy, `x[0]`, slices,
+    `==`, serialisation) then covers only the last N entries, and a public
+    attribute may be read that way by code this module cannot see, so the
+    fix is unsafe there and its message says so. No fix is offered when the list is
     sorted or inserted into in place, nor for a dict of lists used other
     than key by key.
 
@@ -428,8 +432,14 @@ class UnboundedStepHistory(Rule):
         for use, verdict in verdicts:
             if verdict == LIST_COPY or (verdict == UNCERTAIN and self._copy_helps(use)):
                 replacements.update(self._list_copy(use))
-        applicability = Applicability.UNSAFE if any(v == UNCERTAIN for _, v in verdicts) else Applicability.SAFE
-        return CstFix(f"Keep the last {maxlen} values: `{deque}(maxlen={maxlen})`", applicability, replacements, imports=imports)
+        title = f"Keep the last {maxlen} values: `{deque}(maxlen={maxlen})`"
+        public = history.attribute is not None and not history.attribute.startswith("_")
+        whole = [use for use in uses if _reads_whole_history(self.facts, use)]
+        if public or whole or any(v == UNCERTAIN for _, v in verdicts):
+            seen_by = "code in other modules" if public and not whole else f"`{self.facts.code(whole[0])}`" if whole else "its readers"
+            title += f" (unsafe: {seen_by} then sees only the last {maxlen} entries, so statistics over the history change)"
+            return CstFix(title, Applicability.UNSAFE, replacements, imports=imports)
+        return CstFix(title, Applicability.SAFE, replacements, imports=imports)
 
     def _deque_spelling(self) -> Tuple[str, Tuple[Import, ...]]:
         """``deque`` after ``from collections import deque``, ``collections.deque`` otherwise (adding the import)."""
@@ -560,6 +570,29 @@ def _moves_to_cpu(call: cst.Call) -> bool:
     if isinstance(target, cst.Call) and dotted(target.func) in ("torch.device", "device") and target.args:
         target = target.args[0].value
     return isinstance(target, cst.SimpleString) and target.evaluated_value == "cpu"
+
+
+def _reads_whole_history(facts: ModuleFacts, use: cst.BaseExpression) -> bool:
+    """A read whose result depends on every entry (``len``, ``sum``, iteration, ``x[0]``, slices, ``==``...).
+
+    Once the list is bounded, only appending, trimming, the last entries
+    (``x[-1]``) and emptiness tests read the same as before.
+    """
+    parent = facts.parent(use)
+    if isinstance(parent, cst.Attribute) and parent.value is use:
+        return parent.attr.value not in GROWING_METHODS | TRIMMING_METHODS
+    if isinstance(parent, cst.Subscript) and parent.value is use:
+        return _slices(parent) or not all(_is_negative_int(element.slice) for element in parent.slice)
+    if isinstance(parent, (cst.If, cst.While)) and parent.test is use:
+        return False
+    return not (isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not))
+
+
+def _is_negative_int(index: cst.BaseSlice) -> bool:
+    value = index.value if isinstance(index, cst.Index) else None
+    return (
+        isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus) and isinstance(value.expression, cst.Integer)
+    )
 
 
 def _slices(subscript: cst.Subscript) -> bool:
