@@ -533,3 +533,61 @@ class Odd(torch.nn.Module):
 def test_odd_code_does_not_crash(code: str) -> None:
     findings(code, ODD_CODE)
     fixed(code, ODD_CODE)
+
+
+# ----- loops of any shape (issue 13) ----------------------------------------------------------
+
+
+def test_tl401_per_step_keys_in_a_while_loop_pulling_batches() -> None:
+    """A ``while`` loop has no target: the batch it pulls with ``next`` and a step counter key the log."""
+    text = _source(
+        """
+        it = iter(loader)
+        step = 0
+        log = {}
+        while step < 100:
+            x, y = next(it)
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+            log[step] = loss
+            step += 1
+        """
+    )
+    assert len(findings("TL401", text)) == 1
+    assert findings("TL401", text.replace("log[step] = loss", "log['last'] = loss")) == []
+
+
+REINFORCE = """
+import torch
+
+def select_action(policy, state):
+    m = torch.distributions.Categorical(policy(state))
+    action = m.sample()
+    policy.saved_log_probs.append(m.log_prob(action))
+    return action.item()
+
+def finish_episode(policy, optimizer, rewards):
+    loss = torch.cat([-p * r for p, r in zip(policy.saved_log_probs, rewards)]).sum()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    del policy.saved_log_probs[:]
+
+def main(policy, env, optimizer):
+    for episode in range(1000):
+        state = env.reset()
+        rewards = []
+        for t in range(1, 10000):
+            state, reward, done = env.step(select_action(policy, state))
+            rewards.append(reward)
+            if done:
+                break
+        finish_episode(policy, optimizer, rewards)
+"""
+
+
+def test_tl401_episode_storage_emptied_after_its_backward_is_silent() -> None:
+    """REINFORCE keeps one episode's log-probabilities for the episode's backward, then ``del x[:]`` empties them."""
+    assert findings("TL401", REINFORCE) == []
+    assert len(findings("TL401", REINFORCE.replace("    del policy.saved_log_probs[:]\n", ""))) == 1

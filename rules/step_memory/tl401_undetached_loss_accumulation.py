@@ -199,7 +199,8 @@ class UndetachedLossAccumulation(Rule):
             return False
         keys = set().union(*(graph.reads(s.slice) for s in target.slice))
         loops = self.facts.fact(TrainingLoops).enclosing(store)
-        loop_variables = set().union(*(graph.reads(loop.node.target) for loop in loops))
+        bound_per_step = [loop.node.target if isinstance(loop.node, cst.For) else loop.batch for loop in loops]
+        loop_variables = set().union(*(graph.reads(bound) for bound in bound_per_step if bound is not None))
         return bool(keys & loop_variables) or any(STEP_COUNTER.search(key) for key in keys)
 
     def _step_region(self, graph: GraphValues, node: cst.CSTNode) -> Optional[cst.CSTNode]:
@@ -226,8 +227,9 @@ class UndetachedLossAccumulation(Rule):
                 return False  # a local of a function called every step, filled by a nested helper
         if self._drained(graph, site.storage):
             return False  # a queue: what is stored is popped again (and backpropagated, in a pipeline schedule)
-        if region is scope:  # a step function without a loop: its locals die with the call
-            if root not in ("self", "cls") and bindings:
+        if region is scope:  # a step function without a loop: its locals die with the call...
+            handed_in = "." in site.storage and any(b.how == "parameter" for b in bindings)
+            if root not in ("self", "cls") and bindings and not handed_in:  # ...not an object handed to it
                 return False
         elif any(self._resets(b.statement) and graph.contains(region, b.statement) for b in bindings):
             return False
@@ -269,7 +271,7 @@ class UndetachedLossAccumulation(Rule):
         return True
 
     def _reset_where(self, graph: GraphValues, storage: str, where: Callable[[cst.CSTNode], bool]) -> bool:
-        """``storage = <fresh value>`` or ``storage.clear()`` at a place where ``where`` holds.
+        """``storage = <fresh value>``, ``storage.clear()`` or ``del storage[:]`` at a place where ``where`` holds.
 
         Places: the step loop, or for an attribute any per-step method (a
         pipeline schedule's microbatch losses cleared in every ``step``).
@@ -277,7 +279,9 @@ class UndetachedLossAccumulation(Rule):
         for target, _value, statement in graph.assignments():
             if dotted(target) == storage and "." in storage and self._resets(statement) and where(statement):
                 return True
-        return any(where(reference) for reference in self._method_receivers(graph, storage, ("clear",)))
+        if any(where(reference) for reference in self._method_receivers(graph, storage, ("clear",))):
+            return True
+        return any(where(statement) and _empties(statement, storage) for statement in self.facts.nodes(cst.Del))
 
     # ----- report and fix -----------------------------------------------------------
 
@@ -471,6 +475,15 @@ def _scales(code, term: cst.BaseExpression, target: cst.BaseExpression) -> bool:
     if isinstance(term, cst.BinaryOperation) and isinstance(term.operator, scaling):
         return code(term.left) == code(target) or (isinstance(term.operator, cst.Multiply) and code(term.right) == code(target))
     return False
+
+
+def _empties(statement: cst.Del, storage: str) -> bool:
+    """``del storage[:]`` (REINFORCE's ``del policy.saved_log_probs[:]`` after the episode's backward)."""
+    target = statement.target
+    if not isinstance(target, cst.Subscript) or dotted(target.value) != storage or len(target.slice) != 1:
+        return False
+    whole = target.slice[0].slice
+    return isinstance(whole, cst.Slice) and whole.lower is None and whole.upper is None and whole.step is None
 
 
 def _subscript_depth(target: cst.BaseExpression) -> int:
