@@ -52,4 +52,12 @@ RULES: Tuple[RuleEntry, ...] = (
         # an append, a list, and something that runs per step (a training loop or a step hook)
         ((".append(", ("[]", "list(", "(list)"), _PER_STEP_CODE),),
     ),
+    RuleEntry(
+        "TL403",
+        "oom-handler-keeps-step",
+        "step_memory.tl403_oom_handler_keeps_step",
+        "OomHandlerKeepsStep",
+        # an out-of-memory error recognised by its type or its message, in code that trains
+        ((re.compile(r"OutOfMemoryError|(?i:out of memory)|\bOOM\b"), _PER_STEP_CODE),),
+    ),
 )
