@@ -18,15 +18,25 @@ def _apply(lines: List[str], edits: Sequence[Edit]) -> List[str]:
     return result
 
 
+def _code(diagnostic: Diagnostic, context: ReportContext) -> str:
+    """The text the diagnostic's rows count: a notebook's code cells, concatenated, rather than its JSON."""
+    text = context.sources(diagnostic.path)
+    if diagnostic.cell is None:
+        return text
+    from trainlint.notebook import display_code
+
+    return display_code(text)
+
+
 def render(diagnostics: Sequence[Diagnostic], context: ReportContext) -> str:
     out = []
     for diagnostic in diagnostics:
         out.append(headline(diagnostic, context))
-        lines = context.sources(diagnostic.path).splitlines(keepends=True)
+        lines = _code(diagnostic, context).splitlines(keepends=True)
         row = diagnostic.location.row
         if 0 < row <= len(lines):
             source_line = lines[row - 1].rstrip("\r\n")
-            gutter = f"{row:>4} | "
+            gutter = f"{row if diagnostic.cell is None else diagnostic.cell.location.row:>4} | "
             width = (
                 diagnostic.end_location.column - diagnostic.location.column
                 if diagnostic.end_location.row == row
