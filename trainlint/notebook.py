@@ -3,8 +3,12 @@
 A training loop in cell 7 uses the loader built in cell 3, so the code cells
 are analysed together, in order, as one module (as Ruff does). IPython syntax
 (``%magic``, ``!shell``, ``?help``, ``x?``) is not Python: each such line is
-replaced by a ``pass`` placeholder that keeps the line count, so every line of
-the module maps back to one line of one cell. A cell run by another
+replaced by a placeholder statement that keeps the line count, so every line
+of the module maps back to one line of one cell. The placeholder is an import
+of a module named after the escape (``import _ipython_escape_3``): a statement
+wherever the escape stood, and one that the fixes see as part of a cell's
+import block, so an import or helper a fix adds lands with the imports rather
+than above the first ``!pip install``. A cell run by another
 interpreter (``%%bash``, ``%%writefile``...) is left out.
 
 Fixes are made on that module, then its lines are handed back to the cells
@@ -220,26 +224,27 @@ def _runs_elsewhere(source: str) -> bool:
 
 def _unused_token(text: str) -> str:
     """A marker for the placeholder comments that no cell contains, so each placeholder is found again."""
-    token = "ipython-escape"
+    token = "_ipython_escape"
     while token in text:
-        token += "-"
+        token += "_"
     return token
 
 
 def _mask(source: str, token: str, counter) -> Tuple[str, Dict[str, str]]:
-    """The cell's code with each IPython line replaced by ``pass  # <token> N`` (same indentation), and
+    """The cell's code with each IPython line replaced by ``import <token>_N`` (same indentation), and
     what each placeholder stands for. A cell that is Python already is left as it is."""
     code = source if source.endswith(("\n", "\r")) or not source else source + "\n"
     if _parses(code):
         return code, {}
     masked: Dict[str, str] = {}
     out: List[str] = []
-    continued = False
+    continued, indent = False, ""
     for line in lines_of(code):
         content = line.rstrip("\r\n")
         if continued or _ESCAPE.match(content):
-            indent = content[: len(content) - len(content.lstrip(" \t"))]
-            placeholder = f"{indent}pass  # {token} {next(counter)}"
+            if not continued:  # a continuation line takes the indentation of the escape it continues
+                indent = content[: len(content) - len(content.lstrip(" \t"))]
+            placeholder = f"{indent}import {token}_{next(counter)}"
             masked[placeholder] = content
             out.append(placeholder + line[len(content) :])
             continued = content.endswith("\\")  # an escape line continued on the next line
@@ -345,9 +350,9 @@ def _split_block(old: List[str], owner: List[int], new: List[str]) -> List[int]:
 
 
 def _restore_masked(cells: Sequence[CodeCell], by_cell: List[List[str]], token: str) -> List[List[str]]:
-    """Put each masked IPython line back in place of its placeholder (at the placeholder's indentation,
-    should a fix have re-indented it); every placeholder must still be there, once, in its own cell."""
-    marker = re.compile(rf"^([ \t]*)pass  # {re.escape(token)} \d+$")
+    """Put each masked IPython line back in place of its placeholder (re-indented with it, should a fix
+    have re-indented it); every placeholder must still be there, once, in its own cell."""
+    marker = re.compile(rf"^([ \t]*)import {re.escape(token)}_\d+$")
     restored: List[List[str]] = []
     for cell, lines in zip(cells, by_cell):
         seen = set()
@@ -362,11 +367,19 @@ def _restore_masked(cells: Sequence[CodeCell], by_cell: List[List[str]], token: 
             if key is None or key in seen:
                 raise WriteBackError(f"a fix moved a line of IPython syntax out of cell {cell.number}")
             seen.add(key)
-            out.append(found.group(1) + cell.masked[key].lstrip(" \t") + line[len(content) :])
+            out.append(_reindented(cell.masked[key], key, found.group(1)) + line[len(content) :])
         if len(seen) != len(cell.masked):
             raise WriteBackError(f"a fix removed a line of IPython syntax from cell {cell.number}")
         restored.append(out)
     return restored
+
+
+def _reindented(original: str, placeholder: str, indent: str) -> str:
+    """The masked line as it was, moved to ``indent`` if a fix re-indented its placeholder."""
+    old_indent = placeholder[: len(placeholder) - len(placeholder.lstrip(" \t"))]
+    if indent == old_indent or not original.startswith(old_indent):
+        return original
+    return indent + original[len(old_indent) :]
 
 
 def _with_original_ending(code: str, source: str) -> str:
