@@ -9,28 +9,10 @@ from typing import Sequence
 
 import pytest
 
-from tests.shell.support import AUTOCAST, EVAL, invoke, write
+from tests.shell.support import AUTOCAST, EVAL, invoke, notebook, write
 from trainlint import runner
 
 pytestmark = pytest.mark.usefixtures("project")
-
-
-def notebook(*sources: str, as_lists: bool = True) -> str:
-    """nbformat's own layout: one-space indentation, non-ASCII kept, a final newline; a markdown cell first."""
-    cells = [{"cell_type": "markdown", "id": "intro", "metadata": {}, "source": ["# Training\n"]}]
-    for index, source in enumerate(sources):
-        cells.append(
-            {
-                "cell_type": "code",
-                "execution_count": index + 1,
-                "id": f"cell-{index}",
-                "metadata": {"tags": []},
-                "outputs": [{"name": "stdout", "output_type": "stream", "text": ["ok\n"]}],
-                "source": source.splitlines(True) if as_lists else source,
-            }
-        )
-    document = {"cells": cells, "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
-    return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
 
 
 TRAIN = notebook("!pip install torch\nimport torch", "%%bash\nprint(x)", "x = 1\nwith torch.cuda.amp.autocast():\n    pass")
@@ -56,6 +38,17 @@ def test_include_replaces_the_default_and_extend_include_adds_to_it(project: Pat
     assert [line.split(":")[0] for line in lines(invoke("check", "-q", "--no-cache"))] == ["m.py"]
     write(project, {"trainlint.yaml": "extend-include: ['*.pyw']\n"})
     assert [line.split(":")[0] for line in lines(invoke("check", "-q", "--no-cache"))] == ["m.py", "tool.pyw", "train.ipynb"]
+
+
+def test_a_named_notebook_is_checked_whatever_include_says(project: Path) -> None:
+    write(project, {"train.ipynb": TRAIN, "trainlint.yaml": "include: ['*.py']\n"})
+    assert invoke("check", "--no-cache", "train.ipynb").exit_code == 1
+
+
+def test_a_syntax_error_in_a_cell_is_reported_in_that_cell(project: Path) -> None:
+    write(project, {"train.ipynb": notebook("import torch", "x = (1,\ny = 2")})
+    result = invoke("check", "--no-cache")
+    assert lines(result)[0].startswith("train.ipynb:cell 3:1:5: TL001 SyntaxError: ")
 
 
 def test_a_bad_include_value_is_an_error_naming_the_key(project: Path) -> None:
