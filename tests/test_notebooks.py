@@ -24,6 +24,7 @@ from tests.fixture_cases import (
     notebook_ok_cases,
     notebook_snapshot_of,
 )
+from trainlint.diagnostics import CellPosition, Location, syntax_error
 from trainlint.engine import RuleSettings
 from trainlint.notebook import Notebook, NotebookError, WriteBackError, _source_spans, read_notebook
 from trainlint.registry import ALL_CODES
@@ -241,3 +242,43 @@ def test_a_bom_and_crlf_newlines_survive_a_fix() -> None:
     parsed, bom = read_notebook(data)
     result, _ = parsed.rewritten(parsed.code.replace("y = 1", "y = 2"))
     assert bom == "\ufeff" and result == text.replace("y = 1", "y = 2")
+
+
+@pytest.mark.parametrize("indent", [1, None])
+def test_a_one_line_list_grows_in_the_notebook_layout(indent: Optional[int]) -> None:
+    text = notebook("y = 1", indent=indent)
+    document = json.loads(text)
+    document["cells"][0]["source"] = ["y = 2\n", "z = 3"]
+    assert rewrite(text, "y = 1", "y = 2\nz = 3") == json.dumps(document, indent=indent, ensure_ascii=False) + "\n"
+
+
+def test_a_cell_pasted_indented_runs_dedented_as_in_ipython_and_keeps_its_indentation() -> None:
+    text = notebook("import torch", " # a pasted cell\n device = 'cpu'\n !nvidia-smi\n\n loss = 1")
+    parsed = Notebook.parse(text)
+    assert parsed.code.splitlines()[1:] == ["# a pasted cell", "device = 'cpu'", "import _ipython_escape_0", "", "loss = 1"]
+    finding = syntax_error("nb.ipynb", 6, 1, "x")._replace(end_location=Location(6, 5))
+    assert parsed.place(finding).cell == CellPosition(2, Location(5, 2), Location(5, 6))  # columns of the cell as written
+    result, _ = parsed.rewritten(parsed.code.replace("loss = 1", "loss = 1\nsteps = 2"))
+    assert json.loads(result)["cells"][1]["source"] == [" # a pasted cell\n", " device = 'cpu'\n", " !nvidia-smi\n", "\n", " loss = 1\n", " steps = 2"]
+
+
+def test_a_cell_that_does_not_parse_is_reported_and_the_other_cells_are_still_checked_and_fixed(tmp_path: Path) -> None:
+    source = notebook(
+        "import torch\nfrom torch.utils.data import DataLoader, TensorDataset\n"
+        "loader = DataLoader(TensorDataset(torch.randn(8, 2), torch.randn(8, 1)), batch_size=4)\n"
+        "model = torch.nn.Linear(2, 1)",
+        " optimizer = # TODO: pick an optimizer",  # an exercise left blank, pasted indented
+        "total = 0.0\nfor xb, yb in loader:\n    loss = torch.nn.functional.mse_loss(model(xb), yb)\n"
+        "    loss.backward()\n    optimizer.step()\n    total += loss",
+    )
+    path = tmp_path / "exercise.ipynb"
+    check, _ = run(path, source.encode())
+    assert [(d.code, d.cell) for d in check.diagnostics] == [
+        ("TL001", CellPosition(2, Location(1, 14), Location(1, 14))),  # columns as written, indentation included
+        ("TL401", CellPosition(3, Location(6, 5), Location(6, 18))),
+    ]
+    fixed, data = run(path, source.encode(), mode="write")
+    cells = json.loads(data)["cells"]
+    assert cells[1]["source"] == [" optimizer = # TODO: pick an optimizer"]  # never touched
+    assert cells[2]["source"][-1] == "    total += loss.item()"
+    assert [d.code for d in fixed.diagnostics] == ["TL001"]

@@ -30,7 +30,7 @@ import re
 from json.decoder import scanstring
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
-from trainlint.diagnostics import CellPosition, Diagnostic, Location
+from trainlint.diagnostics import CellPosition, Diagnostic, Location, syntax_error
 
 SUFFIX = ".ipynb"
 
@@ -73,12 +73,15 @@ def lines_of(text: str) -> List[str]:
 
 
 class CodeCell(NamedTuple):
-    """One code cell as analysed: ``code`` is its source with IPython lines masked, ending in a newline."""
+    """One code cell as analysed: ``code`` is its source as IPython runs it (a leading indentation
+    removed, IPython lines masked), ending in a newline, with as many lines as the source."""
 
     number: int  # 1-based, counting every cell (markdown too), as Ruff and the JSON count them
     source: str  # as the notebook holds it
     code: str
     masked: Dict[str, str]  # placeholder line (without its ending) -> the line it stands for (without its ending)
+    indent: str  # removed from the start of each line, as IPython does when a cell's first line is indented
+    error: Optional[Tuple[int, int, str]] = None  # (row, column, message) when the cell is not Python; its code is then blank lines
 
 
 class Notebook:
@@ -108,7 +111,7 @@ class Notebook:
             hint = " (nbformat 3; convert it with `jupyter nbconvert --to notebook`)" if old else ""
             raise NotebookError(f"Not a Jupyter notebook in nbformat 4: no `cells` list{hint}")
         sources: List[Tuple[int, str]] = []
-        for index, cell in enumerate(cells):
+        for index, cell in enumerate(cells if _is_python(document) else ()):
             if not isinstance(cell, dict) or cell.get("cell_type") != "code":
                 continue
             source = cell.get("source", "")
@@ -120,10 +123,19 @@ class Notebook:
                 sources.append((index + 1, source))
         token = _unused_token("".join(source for _, source in sources))
         counter = iter(range(1 << 30))
-        code_cells = [CodeCell(number, source, *_mask(source, token, counter)) for number, source in sources]
-        if not _is_python(document):
-            code_cells = []
+        code_cells = [_checked(CodeCell(number, source, *_mask(source, token, counter))) for number, source in sources]
         return cls(text, document, code_cells, token)
+
+    def syntax_errors(self, path: str) -> List[Diagnostic]:
+        """TL001 for each cell that does not parse on its own (an exercise's ``model = # TODO``); such a
+        cell stands in the module as blank lines, so that the other cells are still checked and fixed."""
+        errors, start = [], 0
+        for cell in self.cells:
+            if cell.error is not None:
+                row, column, message = cell.error
+                errors.append(self.place(syntax_error(path, start + row, column, message)))
+            start += len(lines_of(cell.code))
+        return errors
 
     def place(self, diagnostic: Diagnostic, rows: Optional[Sequence[Tuple[int, int]]] = None) -> Diagnostic:
         """The diagnostic with its cell and its location within the cell (its own rows stay those of the module)."""
@@ -132,29 +144,54 @@ class Notebook:
             return diagnostic
         cell, row = _cell_row(rows, diagnostic.location.row)
         end_cell, end_row = _cell_row(rows, diagnostic.end_location.row)
-        start = Location(row, diagnostic.location.column)
-        end = Location(end_row, diagnostic.end_location.column) if end_cell == cell else start
+        shift = next((len(c.indent) for c in self.cells if c.number == cell), 0)
+        start = Location(row, diagnostic.location.column + shift)
+        end = Location(end_row, diagnostic.end_location.column + shift) if end_cell == cell else start
         return diagnostic._replace(cell=CellPosition(cell, start, end))
 
     def display_code(self) -> str:
-        """The module with the IPython lines shown as written: same rows as ``code``, for showing source lines."""
-        return "".join(_unmask_line(line, cell.masked) for cell in self.cells for line in lines_of(cell.code))
+        """The code cells as written, each ending in a newline: the same rows as ``code``, for showing source lines."""
+        return "".join(cell.source if cell.source.endswith(("\n", "\r")) or not cell.source else cell.source + "\n" for cell in self.cells)
 
     def rewritten(self, fixed: str) -> Tuple[str, List[Tuple[int, int]]]:
         """The notebook's JSON text with the fixed module put back into its cells, and the (cell, row) of
         each line of ``fixed``. Raises WriteBackError when that cannot be done faithfully."""
-        owners = _owners(self.cells, lines_of(self.code), lines_of(fixed))
+        old = lines_of(self.code)
+        written = [line for cell in self.cells for line in lines_of(cell.source)]  # line for line with ``old``
+        if len(written) != len(old):
+            raise WriteBackError("the cells' lines do not match the code that was analysed")
         by_cell: List[List[str]] = [[] for _ in self.cells]
+        seen: List[set] = [set() for _ in self.cells]
         rows: List[Tuple[int, int]] = []
-        for line, owner in zip(lines_of(fixed), owners):
-            by_cell[owner].append(line)
-            rows.append((self.cells[owner].number, len(by_cell[owner])))
-        restored = _restore_masked(self.cells, by_cell, self.token)
+        for line, (owner, old_index) in zip(lines_of(fixed), _owners(self.cells, old, lines_of(fixed))):
+            cell = self.cells[owner]
+            content, ending = line.rstrip("\r\n"), line[len(line.rstrip("\r\n")) :]
+            if cell.error is not None:  # a cell that does not parse is never changed
+                if old_index is None and content.strip():
+                    raise WriteBackError(f"a fix would add code to cell {cell.number}, which does not parse")
+                by_cell[owner].append(line)
+                rows.append((cell.number, len(by_cell[owner])))
+                continue
+            key = _placeholder(content, cell, self.token)
+            if key is not None:
+                if key in seen[owner]:
+                    raise WriteBackError(f"a fix copied a line of IPython syntax in cell {cell.number}")
+                seen[owner].add(key)
+            if old_index is not None:  # unchanged: the line exactly as the cell holds it
+                content = written[old_index].rstrip("\r\n")
+            else:
+                content = _as_written(content, key, cell)
+            by_cell[owner].append(content + ending)
+            rows.append((cell.number, len(by_cell[owner])))
         changed: Dict[int, str] = {}
-        for cell, new_lines in zip(self.cells, restored):
-            new_code = "".join(new_lines)
-            if new_code != _unmasked_code(cell):
-                changed[cell.number - 1] = _with_original_ending(new_code, cell.source)
+        for cell, new_lines, found in zip(self.cells, by_cell, seen):
+            if cell.error is not None:
+                continue
+            if len(found) != len(cell.masked):
+                raise WriteBackError(f"a fix removed a line of IPython syntax from cell {cell.number}")
+            new_source = _with_original_ending("".join(new_lines), cell.source)
+            if new_source != cell.source:
+                changed[cell.number - 1] = new_source
         text = _replace_sources(self.text, self.document, changed)
         self._verify(text, changed)
         return text, rows
@@ -230,12 +267,15 @@ def _unused_token(text: str) -> str:
     return token
 
 
-def _mask(source: str, token: str, counter) -> Tuple[str, Dict[str, str]]:
-    """The cell's code with each IPython line replaced by ``import <token>_N`` (same indentation), and
-    what each placeholder stands for. A cell that is Python already is left as it is."""
+def _mask(source: str, token: str, counter) -> Tuple[str, Dict[str, str], str]:
+    """The cell's code as IPython runs it, each IPython line replaced by ``import <token>_N`` (same
+    indentation); what each placeholder stands for; and the leading indentation removed from every
+    line (IPython removes the first line's indentation from each line that starts with it).
+    A cell that is Python already is left as it is."""
     code = source if source.endswith(("\n", "\r")) or not source else source + "\n"
     if _parses(code):
-        return code, {}
+        return code, {}, ""
+    code, removed = _dedented(code)
     masked: Dict[str, str] = {}
     out: List[str] = []
     continued, indent = False, ""
@@ -250,15 +290,44 @@ def _mask(source: str, token: str, counter) -> Tuple[str, Dict[str, str]]:
             continued = content.endswith("\\")  # an escape line continued on the next line
         else:
             out.append(line)
-    return "".join(out), masked
+    return "".join(out), masked, removed
+
+
+def _dedented(code: str) -> Tuple[str, str]:
+    """``code`` without the indentation of its first non-blank line, as IPython runs a cell pasted
+    indented; the indentation removed ("" when none). Lines that do not start with it keep theirs."""
+    lines = lines_of(code)
+    first = next((line for line in lines if line.strip()), "")
+    indent = first[: len(first) - len(first.lstrip(" \t"))]
+    if not indent:
+        return code, ""
+    return "".join(line[len(indent) :] if line.startswith(indent) else line for line in lines), indent
 
 
 def _parses(code: str) -> bool:
+    return _syntax_problem(code) is None
+
+
+def _syntax_problem(code: str) -> Optional[Tuple[int, int, str]]:
+    """CPython's syntax error in ``code`` as (row, column, message), or None when it parses."""
     try:
         compile(code, "<cell>", "exec", flags=_ONLY_AST, dont_inherit=True)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return True
+    except SyntaxError as error:
+        return error.lineno or 1, error.offset or 1, f"SyntaxError: {error.msg}"
+    except (RecursionError, MemoryError):
+        return 1, 1, "The cell is nested too deeply to parse"
+    except ValueError:  # null bytes
+        return 1, 1, "The cell contains null bytes"
+    return None
+
+
+def _checked(cell: CodeCell) -> CodeCell:
+    """The cell, or, when its code does not parse, the cell with its error and blank lines for code."""
+    problem = _syntax_problem(cell.code)
+    if problem is None:
+        return cell
+    blank = "".join(line[len(line.rstrip("\r\n")) :] for line in lines_of(cell.code))
+    return cell._replace(code=blank, error=problem)
 
 
 def _cell_row(rows: Sequence[Tuple[int, int]], row: int) -> Tuple[int, int]:
@@ -269,16 +338,6 @@ def _cell_row(rows: Sequence[Tuple[int, int]], row: int) -> Tuple[int, int]:
     return cell, last + max(0, row - len(rows))
 
 
-def _unmask_line(line: str, masked: Dict[str, str]) -> str:
-    content = line.rstrip("\r\n")
-    original = masked.get(content)
-    return line if original is None else original + line[len(content) :]
-
-
-def _unmasked_code(cell: CodeCell) -> str:
-    return "".join(_unmask_line(line, cell.masked) for line in lines_of(cell.code))
-
-
 def _joined(source) -> str:
     return "".join(source) if isinstance(source, list) else source
 
@@ -286,8 +345,9 @@ def _joined(source) -> str:
 # --- putting fixed code back --------------------------------------------------------------------
 
 
-def _owners(cells: Sequence[CodeCell], old: List[str], new: List[str]) -> List[int]:
-    """For each line of the fixed module, the cell (position in ``cells``) it belongs to.
+def _owners(cells: Sequence[CodeCell], old: List[str], new: List[str]) -> List[Tuple[int, Optional[int]]]:
+    """For each line of the fixed module, the cell (position in ``cells``) it belongs to, and the index
+    of the old line it is (None for a new or changed line).
 
     Unchanged lines stay in their cell; new lines join the cell of the line
     before them (the first cell at the top). A changed block that spans a cell
@@ -297,15 +357,15 @@ def _owners(cells: Sequence[CodeCell], old: List[str], new: List[str]) -> List[i
     import difflib  # only a fix that changed a notebook gets here: kept off a check's start-up path
 
     old_owner = [position for position, cell in enumerate(cells) for _ in lines_of(cell.code)]
-    owners: List[int] = []
+    owners: List[Tuple[int, Optional[int]]] = []
     matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
-            owners.extend(old_owner[i1:i2])
+            owners.extend((old_owner[i], i) for i in range(i1, i2))
         elif tag == "insert":
-            owners.extend([old_owner[i1 - 1] if i1 > 0 else 0] * (j2 - j1))
+            owners.extend([(old_owner[i1 - 1] if i1 > 0 else 0, None)] * (j2 - j1))
         elif tag == "replace":
-            owners.extend(_split_block(old[i1:i2], old_owner[i1:i2], new[j1:j2]))
+            owners.extend((owner, None) for owner in _split_block(old[i1:i2], old_owner[i1:i2], new[j1:j2]))
     return owners
 
 
@@ -349,29 +409,25 @@ def _split_block(old: List[str], owner: List[int], new: List[str]) -> List[int]:
     return owners
 
 
-def _restore_masked(cells: Sequence[CodeCell], by_cell: List[List[str]], token: str) -> List[List[str]]:
-    """Put each masked IPython line back in place of its placeholder (re-indented with it, should a fix
-    have re-indented it); every placeholder must still be there, once, in its own cell."""
-    marker = re.compile(rf"^([ \t]*)import {re.escape(token)}_\d+$")
-    restored: List[List[str]] = []
-    for cell, lines in zip(cells, by_cell):
-        seen = set()
-        out = []
-        for line in lines:
-            content = line.rstrip("\r\n")
-            found = marker.match(content)
-            if found is None:
-                out.append(line)
-                continue
-            key = next((k for k in cell.masked if k.lstrip(" \t") == content.lstrip(" \t")), None)
-            if key is None or key in seen:
-                raise WriteBackError(f"a fix moved a line of IPython syntax out of cell {cell.number}")
-            seen.add(key)
-            out.append(_reindented(cell.masked[key], key, found.group(1)) + line[len(content) :])
-        if len(seen) != len(cell.masked):
-            raise WriteBackError(f"a fix removed a line of IPython syntax from cell {cell.number}")
-        restored.append(out)
-    return restored
+def _placeholder(content: str, cell: CodeCell, token: str) -> Optional[str]:
+    """The placeholder of ``cell`` that this line of the fixed module is (at any indentation), if any.
+    A placeholder that is not the cell's own was moved there from another cell: that is refused."""
+    stripped = content.lstrip(" \t")
+    if not stripped.startswith(f"import {token}_"):
+        return None
+    key = next((k for k in cell.masked if k.lstrip(" \t") == stripped), None)
+    if key is None:
+        raise WriteBackError(f"a fix moved a line of IPython syntax out of cell {cell.number}")
+    return key
+
+
+def _as_written(content: str, placeholder: Optional[str], cell: CodeCell) -> str:
+    """A new or changed line of the fixed module as the cell will hold it: a placeholder becomes the
+    IPython line it stands for (re-indented with it, should a fix have re-indented it), and the
+    indentation IPython removed from the cell goes back in front of every line that is not blank."""
+    if placeholder is not None:
+        content = _reindented(cell.masked[placeholder], placeholder, content[: len(content) - len(content.lstrip(" \t"))])
+    return cell.indent + content if content.strip() else content
 
 
 def _reindented(original: str, placeholder: str, indent: str) -> str:
@@ -428,7 +484,10 @@ def _list_layout(old: str, text: str, key_start: int) -> Tuple[str, str, str]:
         closing = inner[len(inner.rstrip()) :]
         first_end = json.JSONDecoder().raw_decode(inner, len(opening))[1]
         rest = inner[first_end:]
-        separator = rest[: len(rest) - len(rest.lstrip(", \t\r\n"))] if rest.strip() else "," + opening
+        if rest.strip():  # as between the old first and second items
+            separator = rest[: len(rest) - len(rest.lstrip(", \t\r\n"))]
+        else:  # one item: as json.dumps would separate them in this layout
+            separator = "," + opening if opening else ", "
         return opening, separator, closing
     # An empty list ([] in every style): lay out like nbformat, one line per item, indented one level deeper.
     line_start = text.rfind("\n", 0, key_start) + 1

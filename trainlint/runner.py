@@ -123,19 +123,20 @@ def _process_notebook(path: str, data: bytes, task: FileTask) -> Tuple[FileOutco
     except NotebookError as error:
         outcome.diagnostics.append(syntax_error(path, error.row, error.column, str(error)))
         return outcome, None
+    broken = notebook.syntax_errors(path)  # cells that do not parse; the others are still checked
     if len(notebook.code) > MAX_ANALYSED_BYTES:
         _syntax_only(path, len(notebook.code), SourceText(notebook.code, "utf-8"), outcome)
-        outcome.diagnostics = [notebook.place(d) for d in outcome.diagnostics]
+        outcome.diagnostics = broken + [notebook.place(d) for d in outcome.diagnostics]
         return outcome, None
     if task.mode == "check":
         result = lint_source(notebook.code, path, task.settings)
-        outcome.diagnostics, outcome.errors = [notebook.place(d) for d in result.diagnostics], result.errors
+        outcome.diagnostics, outcome.errors = broken + [notebook.place(d) for d in result.diagnostics], result.errors
         return outcome, None
     fixed = fix_source(notebook.code, path, task.settings, task.unsafe_fixes)
     outcome.errors, outcome.applied = fixed.errors, fixed.applied
-    found = [notebook.place(d) for d in fixed.found]
+    found = broken + [notebook.place(d) for d in fixed.found]
     if fixed.text == notebook.code:
-        outcome.diagnostics = [notebook.place(d) for d in fixed.remaining.diagnostics]
+        outcome.diagnostics = broken + [notebook.place(d) for d in fixed.remaining.diagnostics]
         return outcome, None
     try:
         text, rows = notebook.rewritten(fixed.text)
@@ -143,8 +144,10 @@ def _process_notebook(path: str, data: bytes, task: FileTask) -> Tuple[FileOutco
         _not_fixed(outcome, found)
         outcome.errors.append(f"{path}: {error}; the notebook was left unchanged")
         return outcome, None
-    outcome.diagnostics = [notebook.place(d, rows) for d in fixed.remaining.diagnostics]
-    outcome.diff = unified_diff(notebook.text, text, path).encode("utf-8")
+    outcome.diagnostics = broken + [notebook.place(d, rows) for d in fixed.remaining.diagnostics]
+    if text == notebook.text:  # the fix changed only what a cell's end does not keep (trailing blank lines)
+        return outcome, None
+    outcome.diff = unified_diff(bom + notebook.text, bom + text, path).encode("utf-8")
     outcome.found = found
     return outcome, (bom + text).encode("utf-8")
 
