@@ -123,7 +123,7 @@ class Notebook:
                 sources.append((index + 1, source))
         token = _unused_token("".join(source for _, source in sources))
         counter = iter(range(1 << 30))
-        code_cells = [_checked(CodeCell(number, source, *_mask(source, token, counter))) for number, source in sources]
+        code_cells = [_code_cell(number, source, token, counter) for number, source in sources]
         return cls(text, document, code_cells, token)
 
     def syntax_errors(self, path: str) -> List[Diagnostic]:
@@ -267,14 +267,23 @@ def _unused_token(text: str) -> str:
     return token
 
 
-def _mask(source: str, token: str, counter) -> Tuple[str, Dict[str, str], str]:
+def _code_cell(number: int, source: str, token: str, counter) -> CodeCell:
+    """The cell as analysed. A cell that is Python already is left as it is (``"%d" % n`` stays); one
+    that is not Python even masked is a syntax error of its own, standing in the module as blank lines."""
+    code = source if source.endswith(("\n", "\r")) or not source else source + "\n"
+    if _syntax_problem(code) is None:
+        return CodeCell(number, source, code, {}, "")
+    code, masked, indent = _mask(code, token, counter)
+    problem = _syntax_problem(code)
+    if problem is not None:
+        code = "".join(line[len(line.rstrip("\r\n")) :] for line in lines_of(code))
+    return CodeCell(number, source, code, masked, indent, problem)
+
+
+def _mask(code: str, token: str, counter) -> Tuple[str, Dict[str, str], str]:
     """The cell's code as IPython runs it, each IPython line replaced by ``import <token>_N`` (same
     indentation); what each placeholder stands for; and the leading indentation removed from every
-    line (IPython removes the first line's indentation from each line that starts with it).
-    A cell that is Python already is left as it is."""
-    code = source if source.endswith(("\n", "\r")) or not source else source + "\n"
-    if _parses(code):
-        return code, {}, ""
+    line (IPython removes the first line's indentation from each line that starts with it)."""
     code, removed = _dedented(code)
     masked: Dict[str, str] = {}
     out: List[str] = []
@@ -304,10 +313,6 @@ def _dedented(code: str) -> Tuple[str, str]:
     return "".join(line[len(indent) :] if line.startswith(indent) else line for line in lines), indent
 
 
-def _parses(code: str) -> bool:
-    return _syntax_problem(code) is None
-
-
 def _syntax_problem(code: str) -> Optional[Tuple[int, int, str]]:
     """CPython's syntax error in ``code`` as (row, column, message), or None when it parses."""
     try:
@@ -319,15 +324,6 @@ def _syntax_problem(code: str) -> Optional[Tuple[int, int, str]]:
     except ValueError:  # null bytes
         return 1, 1, "The cell contains null bytes"
     return None
-
-
-def _checked(cell: CodeCell) -> CodeCell:
-    """The cell, or, when its code does not parse, the cell with its error and blank lines for code."""
-    problem = _syntax_problem(cell.code)
-    if problem is None:
-        return cell
-    blank = "".join(line[len(line.rstrip("\r\n")) :] for line in lines_of(cell.code))
-    return cell._replace(code=blank, error=problem)
 
 
 def _cell_row(rows: Sequence[Tuple[int, int]], row: int) -> Tuple[int, int]:
