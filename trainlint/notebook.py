@@ -151,7 +151,7 @@ class Notebook:
 
     def display_code(self) -> str:
         """The code cells as written, each ending in a newline: the same rows as ``code``, for showing source lines."""
-        return "".join(cell.source if cell.source.endswith(("\n", "\r")) or not cell.source else cell.source + "\n" for cell in self.cells)
+        return "".join(_ending_in_newline(cell.source) for cell in self.cells)
 
     def rewritten(self, fixed: str) -> Tuple[str, List[Tuple[int, int]]]:
         """The notebook's JSON text with the fixed module put back into its cells, and the (cell, row) of
@@ -209,6 +209,8 @@ class Notebook:
                 raise WriteBackError(f"cell {index + 1} does not hold the fixed code")
         if again.document != expected:
             raise WriteBackError("the rewrite changed more than the sources of the fixed cells")
+        if [(c.number, c.error is None) for c in again.cells] != [(c.number, c.error is None) for c in self.cells]:
+            raise WriteBackError("a fixed cell no longer parses on its own")
         try:
             compile(again.code, "<notebook>", "exec", flags=_ONLY_AST, dont_inherit=True)
         except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
@@ -270,7 +272,7 @@ def _unused_token(text: str) -> str:
 def _code_cell(number: int, source: str, token: str, counter) -> CodeCell:
     """The cell as analysed. A cell that is Python already is left as it is (``"%d" % n`` stays); one
     that is not Python even masked is a syntax error of its own, standing in the module as blank lines."""
-    code = source if source.endswith(("\n", "\r")) or not source else source + "\n"
+    code = _ending_in_newline(source)
     if _syntax_problem(code) is None:
         return CodeCell(number, source, code, {}, "")
     code, masked, indent = _mask(code, token, counter)
@@ -278,6 +280,11 @@ def _code_cell(number: int, source: str, token: str, counter) -> CodeCell:
     if problem is not None:
         code = "".join(line[len(line.rstrip("\r\n")) :] for line in lines_of(code))
     return CodeCell(number, source, code, masked, indent, problem)
+
+
+def _ending_in_newline(source: str) -> str:
+    """A cell's source as a part of the module: nbformat's last line has no newline; the module's cells each end in one."""
+    return source if source.endswith(("\n", "\r")) or not source else source + "\n"
 
 
 def _mask(code: str, token: str, counter) -> Tuple[str, Dict[str, str], str]:
