@@ -282,3 +282,10 @@ def test_a_cell_that_does_not_parse_is_reported_and_the_other_cells_are_still_ch
     assert cells[1]["source"] == [" optimizer = # TODO: pick an optimizer"]  # never touched
     assert cells[2]["source"][-1] == "    total += loss.item()"
     assert [d.code for d in fixed.diagnostics] == ["TL001"]
+
+
+def test_a_percent_sign_continuing_a_statement_is_python_not_a_magic() -> None:
+    source = "%matplotlib inline\nprint('step %d, loss %.3f'\n      % (3, 0.5))\ntext = '''\n%notmagic\n'''\nx = 1 + \\\n  2"
+    parsed = Notebook.parse(notebook(source))
+    assert parsed.code.splitlines()[1:] == source.splitlines()[1:]  # only the first line is masked
+    assert parsed.cells[0].error is None

@@ -25,8 +25,10 @@ and the structure trainlint relies on is checked here.
 
 from __future__ import annotations
 
+import io
 import json
 import re
+import tokenize
 from json.decoder import scanstring
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
@@ -297,7 +299,7 @@ def _mask(code: str, token: str, counter) -> Tuple[str, Dict[str, str], str]:
     continued, indent = False, ""
     for line in lines_of(code):
         content = line.rstrip("\r\n")
-        if continued or _ESCAPE.match(content):
+        if continued or (_ESCAPE.match(content) and _starts_statement(out)):
             if not continued:  # a continuation line takes the indentation of the escape it continues
                 indent = content[: len(content) - len(content.lstrip(" \t"))]
             placeholder = f"{indent}import {token}_{next(counter)}"
@@ -307,6 +309,19 @@ def _mask(code: str, token: str, counter) -> Tuple[str, Dict[str, str], str]:
         else:
             out.append(line)
     return "".join(out), masked, removed
+
+
+def _starts_statement(lines_before: List[str]) -> bool:
+    """Does a new statement start after these lines (not inside brackets, a string or a backslash
+    continuation)? Only there is ``%`` IPython syntax: ``% (epoch, loss))`` continuing a format is Python."""
+    try:
+        for _ in tokenize.generate_tokens(io.StringIO("".join(lines_before)).readline):
+            pass
+    except tokenize.TokenError:  # the text so far ends inside a bracket, a string or a continued line
+        return False
+    except SyntaxError:  # an error of its own above: the line is judged by itself
+        return True
+    return True
 
 
 def _dedented(code: str) -> Tuple[str, str]:
