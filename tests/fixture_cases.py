@@ -44,3 +44,36 @@ def expected_findings(text: str) -> Set[Tuple[int, str]]:
 
 def case_id(path: Path) -> str:
     return f"{path.parent.name.split('_', 1)[0]}/{path.name}"
+
+
+# --- notebooks: fixtures/notebooks/bad_<CODE>_<case>.ipynb, their .fixed.ipynb snapshots, ok_*.ipynb ---
+
+NOTEBOOKS = FIXTURES / "notebooks"
+
+
+def notebook_bad_cases() -> List[Path]:
+    return sorted(p for p in NOTEBOOKS.glob("bad_*.ipynb") if not p.name.endswith(".fixed.ipynb"))
+
+
+def notebook_ok_cases() -> List[Path]:
+    return sorted(NOTEBOOKS.glob("ok_*.ipynb"))
+
+
+def notebook_code_of(path: Path) -> str:
+    """``bad_TL401_running_loss.ipynb`` -> ``TL401``."""
+    return path.name.split("_")[1]
+
+
+def notebook_snapshot_of(bad: Path) -> Path:
+    return bad.with_name(bad.name[: -len(".ipynb")] + ".fixed.ipynb")
+
+
+def notebook_expected_findings(document: dict) -> Set[Tuple[int, int, str]]:
+    """(cell number, row in cell, code) of every ``# expect:`` marker in a code cell; cells count from 1."""
+    found = set()
+    for number, cell in enumerate(document["cells"], start=1):
+        if cell["cell_type"] != "code":
+            continue
+        source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+        found.update((number, row, code) for row, code in expected_findings(source))
+    return found

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from trainlint import __version__
-from trainlint.diagnostics import Applicability, Diagnostic, Edit, FixSummary, Location
+from trainlint.diagnostics import Applicability, CellPosition, Diagnostic, Edit, FixSummary, Location
 from trainlint.engine import RuleSettings
 
 CACHE_DIRNAME = ".trainlint_cache"
@@ -66,6 +66,7 @@ def _encode(diagnostic: Diagnostic) -> Dict[str, Any]:
         "message": diagnostic.message,
         "start": [diagnostic.location.row, diagnostic.location.column],
         "end": [diagnostic.end_location.row, diagnostic.end_location.column],
+        "cell": None if diagnostic.cell is None else [diagnostic.cell.cell, *diagnostic.cell.location, *diagnostic.cell.end_location],
         "fix": None
         if fix is None
         else {
@@ -82,8 +83,10 @@ def _decode(path: str, data: Dict[str, Any]) -> Diagnostic:
     if fix is not None:
         edits = tuple(Edit(str(content), _location(start), _location(end)) for content, start, end in fix["edits"])
         summary = FixSummary(Applicability(fix["applicability"]), str(fix["message"]), edits)
+    cell = data.get("cell")
+    position = None if cell is None else CellPosition(int(cell[0]), _location(cell[1:3]), _location(cell[3:5]))
     return Diagnostic(
-        path, str(data["code"]), str(data["name"]), str(data["message"]), _location(data["start"]), _location(data["end"]), summary
+        path, str(data["code"]), str(data["name"]), str(data["message"]), _location(data["start"]), _location(data["end"]), summary, position
     )
 
 

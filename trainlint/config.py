@@ -24,6 +24,8 @@ KNOWN_KEYS = (
     "per-file-ignores",
     "exclude",
     "extend-exclude",
+    "include",
+    "extend-include",
     "unsafe-fixes",
     "respect-gitignore",
     "options",
@@ -47,6 +49,8 @@ class Config:
     per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
     exclude: Optional[Tuple[str, ...]] = None
     extend_exclude: Tuple[str, ...] = ()
+    include: Optional[Tuple[str, ...]] = None
+    extend_include: Tuple[str, ...] = ()
     unsafe_fixes: Optional[bool] = None
     respect_gitignore: Optional[bool] = None
     options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # by rule code
@@ -169,6 +173,8 @@ def parse_config(table: Mapping[str, Any], path: Optional[Path]) -> Config:
         per_file_ignores=_per_file_ignores(table.get("per-file-ignores", {}), path),
         exclude=strings("exclude"),
         extend_exclude=strings("extend-exclude") or (),
+        include=strings("include"),
+        extend_include=strings("extend-include") or (),
         unsafe_fixes=boolean("unsafe-fixes"),
         respect_gitignore=boolean("respect-gitignore"),
         options=_rule_options(table.get("options", {}), path),

@@ -46,7 +46,19 @@ class FixSummary(NamedTuple):
     edits: Tuple[Edit, ...]
 
 
+class CellPosition(NamedTuple):
+    """Where a finding in a Jupyter notebook is, as the notebook's reader sees it: the cell (1-based,
+    counting every cell, markdown too, as Ruff does) and the location within that cell's source."""
+
+    cell: int
+    location: Location
+    end_location: Location
+
+
 class Diagnostic(NamedTuple):
+    """One finding. In a notebook, ``location`` and ``end_location`` are rows of the notebook's code
+    cells concatenated in order (as trainlint analyses and fixes them), and ``cell`` says where that is."""
+
     path: str
     code: str
     name: str
@@ -54,10 +66,18 @@ class Diagnostic(NamedTuple):
     location: Location
     end_location: Location
     fix: Optional[FixSummary] = None
+    cell: Optional[CellPosition] = None
 
     @property
     def sort_key(self) -> tuple:
         return (self.path, self.location, self.code, self.message)
+
+    @property
+    def position(self) -> str:
+        """``row:column``, or ``cell N:row:column`` in a notebook: what follows the path in a report."""
+        if self.cell is None:
+            return f"{self.location.row}:{self.location.column}"
+        return f"cell {self.cell.cell}:{self.cell.location.row}:{self.cell.location.column}"
 
     def is_fixable(self, unsafe_fixes: bool) -> bool:
         if self.fix is None:

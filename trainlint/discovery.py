@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, List, NamedTuple, Optional, Sequence, Set, Tuple
 
-from trainlint.settings import Settings, SettingsResolver
+from trainlint.settings import DEFAULT_INCLUDE, Settings, SettingsResolver
 
-PYTHON_SUFFIXES = (".py", ".pyi")
+# A file named on the command line with one of these suffixes is checked whatever `include` says, as Ruff does.
+_SOURCE_SUFFIXES = tuple(pattern[1:] for pattern in DEFAULT_INCLUDE)  # "*.py" -> ".py"
+
 _UNQUOTED_TRAILING_SPACE = re.compile(r"(?<!\\)\s+$")  # git drops trailing spaces unless a backslash quotes one
 
 
@@ -159,11 +161,24 @@ def discover(paths: Sequence[Path], resolver: SettingsResolver, force_exclude: b
         if force_exclude and is_force_excluded(given, resolver.for_path(given)):
             continue
         if not given.is_dir():  # a FIFO or device too: reading it says what it is
-            _add(files, seen, given, given.resolve())
+            problem = _not_checkable(given, resolver.for_path(given))
+            if problem:
+                warnings.append(problem)
+            else:
+                _add(files, seen, given, given.resolve())
             continue
         for path, real in _walk(given.resolve(), given, resolver, warnings):
             _add(files, seen, path, real)
     return Discovery(files, warnings)
+
+
+def _not_checkable(path: Path, settings: Settings) -> str:
+    """Why a file named on the command line cannot be checked ("" when it can). A file is read as what
+    its name says (``.ipynb`` as a notebook), so one whose suffix is neither Python's nor a notebook's
+    (``.json``, ``.txt``) is an error, never a silent pass; a script without a suffix is read as Python."""
+    if settings.is_included(path) or path.name.endswith(_SOURCE_SUFFIXES) or not path.suffix:
+        return ""
+    return f"{path}: not a Python file or a Jupyter notebook (add a pattern to `include` to check it as Python)"
 
 
 def is_force_excluded(path: Path, settings: Settings) -> bool:
@@ -235,7 +250,7 @@ def _walk(start: Path, shown: Path, resolver: SettingsResolver, warnings: List[s
             if is_dir:
                 if not (path / "pyvenv.cfg").exists():
                     (linked if is_link else subdirectories).append((path, display / entry.name, resolved, active))
-            elif entry.name.endswith(PYTHON_SUFFIXES):
+            elif settings.is_included(path):
                 yield display / entry.name, resolved
         stack.extend(reversed(subdirectories))
 

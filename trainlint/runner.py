@@ -29,6 +29,7 @@ from typing import Callable, Iterable, Iterator, List, NamedTuple, Optional, Seq
 from trainlint.cache import ResultCache, digest
 from trainlint.diagnostics import Diagnostic, syntax_error
 from trainlint.engine import RuleSettings, fix_source, lint_source, python_verdict, reraise_interruption, unified_diff
+from trainlint.notebook import is_notebook
 from trainlint.source import DecodeError, SourceText, decode, write_atomically
 
 # Below this many files a pool costs more than it saves.
@@ -85,6 +86,8 @@ def _decoded(path: str, data: bytes, outcome: FileOutcome) -> Optional[SourceTex
 
 def process_source(path: str, data: bytes, task: FileTask) -> Tuple[FileOutcome, Optional[bytes]]:
     """Lint or fix one file's bytes; return the outcome and the new bytes (None: unchanged)."""
+    if is_notebook(path):
+        return _process_notebook(path, data, task)
     outcome = FileOutcome(path)
     source = _decoded(path, data, outcome)
     if source is None:
@@ -108,6 +111,45 @@ def process_source(path: str, data: bytes, task: FileTask) -> Tuple[FileOutcome,
     outcome.diff = _diff(source, fixed.text, path)
     outcome.found = fixed.found
     return outcome, new_data
+
+
+def _process_notebook(path: str, data: bytes, task: FileTask) -> Tuple[FileOutcome, Optional[bytes]]:
+    """A notebook's code cells are linted and fixed as one module; the fix goes back into their ``source``."""
+    from trainlint.notebook import NotebookError, WriteBackError, read_notebook
+
+    outcome = FileOutcome(path)
+    try:
+        notebook, bom = read_notebook(data)
+    except NotebookError as error:
+        outcome.diagnostics.append(syntax_error(path, error.row, error.column, str(error)))
+        return outcome, None
+    broken = notebook.syntax_errors(path)  # cells that do not parse; the others are still checked
+    if len(notebook.code) > MAX_ANALYSED_BYTES:
+        _syntax_only(path, len(notebook.code), SourceText(notebook.code, "utf-8"), outcome)
+        outcome.diagnostics = broken + [notebook.place(d) for d in outcome.diagnostics]
+        return outcome, None
+    if task.mode == "check":
+        result = lint_source(notebook.code, path, task.settings)
+        outcome.diagnostics, outcome.errors = broken + [notebook.place(d) for d in result.diagnostics], result.errors
+        return outcome, None
+    fixed = fix_source(notebook.code, path, task.settings, task.unsafe_fixes)
+    outcome.errors, outcome.applied = fixed.errors, fixed.applied
+    found = broken + [notebook.place(d) for d in fixed.found]
+    if fixed.text == notebook.code:
+        outcome.diagnostics = broken + [notebook.place(d) for d in fixed.remaining.diagnostics]
+        return outcome, None
+    try:
+        text, rows = notebook.rewritten(fixed.text)
+    except WriteBackError as error:
+        _not_fixed(outcome, found)
+        outcome.errors.append(f"{path}: {error}; the notebook was left unchanged")
+        return outcome, None
+    outcome.diagnostics = broken + [notebook.place(d, rows) for d in fixed.remaining.diagnostics]
+    if text == notebook.text:  # the fix changed only what a cell's end does not keep (trailing blank lines)
+        return outcome, None
+    outcome.diff = unified_diff(bom + notebook.text, bom + text, path).encode("utf-8")
+    outcome.found = found
+    return outcome, (bom + text).encode("utf-8")
 
 
 def _syntax_only(path: str, size: int, source: SourceText, outcome: FileOutcome) -> FileOutcome:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -33,6 +34,24 @@ def write(root: Path, files: Dict[str, str]) -> None:
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
+
+
+def notebook(*sources: str, as_lists: bool = True) -> str:
+    """nbformat's own layout: one-space indentation, non-ASCII kept, a final newline; a markdown cell first."""
+    cells = [{"cell_type": "markdown", "id": "intro", "metadata": {}, "source": ["# Training\n"]}]
+    for index, source in enumerate(sources):
+        cells.append(
+            {
+                "cell_type": "code",
+                "execution_count": index + 1,
+                "id": f"cell-{index}",
+                "metadata": {"tags": []},
+                "outputs": [{"name": "stdout", "output_type": "stream", "text": ["ok\n"]}],
+                "source": source.splitlines(True) if as_lists else source,
+            }
+        )
+    document = {"cells": cells, "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+    return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
 
 
 @dataclass(frozen=True)

@@ -535,4 +535,4 @@ def test_the_repository_hooks_use_the_documented_entries() -> None:
     assert hooks["trainlint-fix"]["entry"] == "trainlint fix --write --force-exclude"
     for hook in hooks.values():
         assert hook["language"] == "python" and hook["require_serial"] is True
-        assert hook["types_or"] == ["python", "pyi"]
+        assert hook["types_or"] == ["python", "pyi", "jupyter"]

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.shell.support import AUTOCAST, AUTOCAST_FIXED, REPO, demo_env
+from tests.shell.support import AUTOCAST, AUTOCAST_FIXED, REPO, demo_env, notebook
 
 PRE_COMMIT = shutil.which("pre-commit", path=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
 
@@ -45,27 +45,30 @@ def test_check_fails_fix_rewrites_then_check_passes(tmp_path: Path) -> None:
         return subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True, timeout=120)
 
     def pre_commit(hook: str) -> subprocess.CompletedProcess:
-        return run(PRE_COMMIT, "run", hook, "--files", "train.py", "build/generated.py")
+        return run(PRE_COMMIT, "run", hook, "--files", "train.py", "build/generated.py", "train.ipynb")
 
     run("git", "init", "-q")
     (repo / ".pre-commit-config.yaml").write_text(yaml.safe_dump(local_hooks()))
     (repo / "build").mkdir()
     (repo / "train.py").write_text(AUTOCAST)
     (repo / "build" / "generated.py").write_text(AUTOCAST)  # excluded by default: --force-exclude drops it
-    run("git", "add", ".pre-commit-config.yaml", "train.py", "build/generated.py")
+    (repo / "train.ipynb").write_text(notebook(AUTOCAST))  # pre-commit tags it `jupyter`
+    run("git", "add", ".pre-commit-config.yaml", "train.py", "build/generated.py", "train.ipynb")
 
     check = pre_commit("trainlint")
     assert check.returncode == 1, check.stdout + check.stderr
     assert "train.py:3:6: TL701 [*] `torch.cuda.amp.autocast` is deprecated" in check.stdout
+    assert "train.ipynb:cell 2:3:6: TL701 [*] `torch.cuda.amp.autocast` is deprecated" in check.stdout
     assert "generated.py" not in check.stdout
 
     fix = pre_commit("trainlint-fix")
     assert fix.returncode == 1  # pre-commit fails a run in which a hook modified files
     assert "files were modified by this hook" in fix.stdout
     assert (repo / "train.py").read_text() == AUTOCAST_FIXED
+    assert (repo / "train.ipynb").read_text() == notebook(AUTOCAST_FIXED)
     assert (repo / "build" / "generated.py").read_text() == AUTOCAST
 
-    run("git", "add", "train.py")
+    run("git", "add", "train.py", "train.ipynb")
     again = pre_commit("trainlint")
     assert again.returncode == 0, again.stdout + again.stderr
     assert "Passed" in again.stdout

@@ -53,7 +53,7 @@ def test_json_is_shaped_like_ruffs(project: Path) -> None:
     findings = json.loads(result.stdout)  # the whole output parses: no summary lines
     assert [(f["code"], Path(f["filename"]).name) for f in findings] == [("TL701", "a.py"), ("TL702", "e.py"), ("TL801", "p.py")]
     autocast, eval_call, print_call = findings
-    assert set(autocast) == {"code", "name", "message", "filename", "location", "end_location", "fix", "noqa_row", "url"}
+    assert set(autocast) == {"code", "name", "message", "filename", "location", "end_location", "fix", "noqa_row", "url", "cell"}
     assert autocast["filename"] == str(project / "a.py")
     assert (autocast["location"], autocast["end_location"]) == ({"row": 3, "column": 6}, {"row": 3, "column": 31})
     assert autocast["name"] == "demo-cuda-autocast" and autocast["message"] == "`torch.cuda.amp.autocast` is deprecated"

@@ -18,22 +18,29 @@ def _apply(lines: List[str], edits: Sequence[Edit]) -> List[str]:
     return result
 
 
+def _code(diagnostic: Diagnostic, context: ReportContext) -> str:
+    """The text the diagnostic's rows count: a notebook's code cells, concatenated, rather than its JSON."""
+    text = context.sources(diagnostic.path)
+    if diagnostic.cell is None:
+        return text
+    from trainlint.notebook import display_code
+
+    return display_code(text)
+
+
 def render(diagnostics: Sequence[Diagnostic], context: ReportContext) -> str:
     out = []
     for diagnostic in diagnostics:
         out.append(headline(diagnostic, context))
-        lines = context.sources(diagnostic.path).splitlines(keepends=True)
-        row = diagnostic.location.row
+        lines = _code(diagnostic, context).splitlines(keepends=True)
+        row = diagnostic.location.row  # of the file, or of a notebook's code cells concatenated
+        start, end = (diagnostic.location, diagnostic.end_location) if diagnostic.cell is None else diagnostic.cell[1:]
         if 0 < row <= len(lines):
             source_line = lines[row - 1].rstrip("\r\n")
-            gutter = f"{row:>4} | "
-            width = (
-                diagnostic.end_location.column - diagnostic.location.column
-                if diagnostic.end_location.row == row
-                else len(source_line) - diagnostic.location.column + 1
-            )
+            gutter = f"{start.row:>4} | "
+            width = end.column - start.column if end.row == start.row else len(source_line) - start.column + 1
             out.append(paint(gutter, "dim", context.color) + source_line)
-            out.append(" " * (len(gutter) + diagnostic.location.column - 1) + paint("^" * max(1, width), "red", context.color))
+            out.append(" " * (len(gutter) + start.column - 1) + paint("^" * max(1, width), "red", context.color))
         fix = diagnostic.fix
         if fix is not None:
             out.append(f"help: {fix.message}")

@@ -17,7 +17,10 @@ def _escape_property(text: str) -> str:
 
 
 def _position(d: Diagnostic) -> list:
-    """Columns only for a span on one line: GitHub rejects columns on a multi-line annotation (as Ruff does)."""
+    """Columns only for a span on one line: GitHub rejects columns on a multi-line annotation (as Ruff does).
+    None in a notebook: a line of its JSON means nothing to a reader, so the message names the cell."""
+    if d.cell is not None:
+        return []
     if d.location.row != d.end_location.row:
         return [f"line={d.location.row}", f"endLine={d.end_location.row}"]
     return [f"line={d.location.row}", f"col={d.location.column}", f"endLine={d.end_location.row}", f"endColumn={d.end_location.column}"]
@@ -29,6 +32,6 @@ def render(diagnostics: Sequence[Diagnostic], context: ReportContext) -> str:
         properties = ",".join(
             [f"title={_escape_property('trainlint (' + d.code + ')')}", f"file={_escape_property(d.path)}", *_position(d)]
         )
-        message = f"{d.path}:{d.location.row}:{d.location.column}: {d.code} {d.message}"
+        message = f"{d.path}:{d.position}: {d.code} {d.message}"
         lines.append(f"::error {properties}::{_escape_data(message)}\n")
     return "".join(lines)

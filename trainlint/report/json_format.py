@@ -1,4 +1,10 @@
-"""A JSON list shaped like Ruff's: code, name, message, filename, location, end_location, fix, url."""
+"""A JSON list shaped like Ruff's: code, name, message, filename, location, end_location, fix, url, cell.
+
+In a notebook, ``cell`` is the 1-based cell number (null elsewhere) and
+``cell_location``/``cell_end_location`` the position within that cell;
+``location``, ``end_location``, ``noqa_row`` and the fix edits are rows of the
+notebook's code cells concatenated in order, as trainlint analyses them.
+"""
 
 from __future__ import annotations
 
@@ -35,7 +41,15 @@ def as_dict(diagnostic: Diagnostic, context: ReportContext) -> Dict[str, Any]:
         "fix": fix,
         "noqa_row": diagnostic.location.row,
         "url": rule_url(diagnostic.code),
+        "cell": None if diagnostic.cell is None else diagnostic.cell.cell,
+        **_cell_locations(diagnostic),
     }
+
+
+def _cell_locations(diagnostic: Diagnostic) -> Dict[str, Any]:
+    if diagnostic.cell is None:
+        return {}
+    return {"cell_location": _location(diagnostic.cell.location), "cell_end_location": _location(diagnostic.cell.end_location)}
 
 
 def render(diagnostics: Sequence[Diagnostic], context: ReportContext) -> str:

@@ -1,4 +1,9 @@
-"""SARIF 2.1.0, for code-scanning dashboards."""
+"""SARIF 2.1.0, for code-scanning dashboards.
+
+In a notebook the region's lines are those of its code cells concatenated in
+order (as trainlint analyses them), and the result's ``properties`` carry
+``cell`` (1-based) with ``cellStartLine``/``cellStartColumn``, the position within that cell.
+"""
 
 from __future__ import annotations
 
@@ -39,27 +44,34 @@ def render(diagnostics: Sequence[Diagnostic], context: ReportContext) -> str:
     results = []
     for d in diagnostics:
         uri = Path(os.path.abspath(os.path.join(context.cwd, d.path))).as_uri()
-        results.append(
-            {
-                "ruleId": d.code,
-                "ruleIndex": index[d.code],
-                "level": "error",
-                "message": {"text": d.message},
-                "locations": [
-                    {
-                        "physicalLocation": {
-                            "artifactLocation": {"uri": uri},
-                            "region": {
-                                "startLine": d.location.row,
-                                "startColumn": d.location.column,
-                                "endLine": d.end_location.row,
-                                "endColumn": d.end_location.column,
-                            },
-                        }
+        result = {
+            "ruleId": d.code,
+            "ruleIndex": index[d.code],
+            "level": "error",
+            "message": {"text": d.message},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": uri},
+                        "region": {
+                            "startLine": d.location.row,
+                            "startColumn": d.location.column,
+                            "endLine": d.end_location.row,
+                            "endColumn": d.end_location.column,
+                        },
                     }
-                ],
+                }
+            ],
+        }
+        if d.cell is not None:
+            result["properties"] = {
+                "cell": d.cell.cell,
+                "cellStartLine": d.cell.location.row,
+                "cellStartColumn": d.cell.location.column,
+                "cellEndLine": d.cell.end_location.row,
+                "cellEndColumn": d.cell.end_location.column,
             }
-        )
+        results.append(result)
     document = {
         "$schema": SCHEMA,
         "version": "2.1.0",

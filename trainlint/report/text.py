@@ -1,4 +1,5 @@
-"""``path:line:col: TL201 [*] message``, one finding a line (Ruff's concise format)."""
+"""``path:line:col: TL201 [*] message``, one finding a line (Ruff's concise format);
+``path:cell N:line:col: ...`` in a notebook, as Ruff prints it."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from trainlint.report.style import paint
 
 def headline(diagnostic: Diagnostic, context: ReportContext) -> str:
     marker = " [*]" if diagnostic.is_fixable(context.unsafe_fixes) else ""
-    where = paint(f"{diagnostic.path}:{diagnostic.location.row}:{diagnostic.location.column}:", "bold", context.color)
+    where = paint(f"{diagnostic.path}:{diagnostic.position}:", "bold", context.color)
     code = paint(diagnostic.code, "red", context.color)
     return f"{where} {code}{paint(marker, 'cyan', context.color)} {diagnostic.message}"
 
