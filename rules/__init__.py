@@ -27,13 +27,14 @@ class RuleEntry(NamedTuple):
     triggers: Tuple[Union[str, Tuple[Union[str, Pattern[str], Tuple[str, ...]], ...]], ...]
 
 
-# Code that runs once per training step, as trainlint.analysis.steps sees it: a `.backward(`, a step hook's definition (`def training_step(`,
-# `def on_train_batch_end(`), or an optimizer's or scaler's `.step(`. A bare
-# `step(` would also match every diffusion pipeline's `scheduler.step(` and
+# Code that runs once per training step, as trainlint.analysis.steps sees it:
+# a `.backward(`, a step hook's definition (`def training_step(`,
+# `def on_train_batch_end(`, not `def prepare_extra_step_kwargs(`), or an
+# optimizer's or scaler's `.step(`. A bare `step(` would also match every diffusion pipeline's `scheduler.step(` and
 # have half of a diffusers checkout parsed for nothing.
 _PER_STEP_CODE = re.compile(
     r"backward"
-    r"|\bdef\s+(?:step|\w*_step|step_\w*|\w*_step_\w*|on_\w*batch\w*)\s*\("
+    r"|\bdef\s+(?:\w*step(?:_(?:end|begin|start))?|on_\w*batch\w*)\s*\("
     r"|(?i:optim\w*|opt|scaler\w*)\s*\.\s*step\s*\("
 )
 

@@ -41,7 +41,10 @@ ITERATION_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqd
 # A name that says "loader" is trusted where no binding shows one (a loader handed in as a parameter).
 LOADER_NAME = re.compile(r"(loader|dataloader|(^|_)dl$|batches$)", re.IGNORECASE)
 LOADER_FACTORIES = ("DataLoader",)
-STEP_HOOK_NAME = re.compile(r"(^|_)step(_|$)|^on_\w*batch\w*$|^log_step$")
+# ``training_step``, ``train_step``, ``_shared_step``, ``step``, ``log_step``, ``on_step_end``, ``training_step_end``,
+# ``on_train_batch_end``. Not a helper that merely names steps (``prepare_extra_step_kwargs``, ``get_step_size``):
+# diffusers' pipelines define the first in 135 files, none of them training.
+STEP_HOOK_NAME = re.compile(r"(^|_)step(_(end|begin|start))?$|^on_\w*batch\w*$")
 GENERIC_HOOK_NAMES = frozenset({"log", "update"})
 
 
@@ -231,8 +234,9 @@ class StepMethods:
     A function runs per step when it is
 
     * called inside a step loop of the same module,
-    * named like a step hook: ``*step*`` (``training_step``, ``train_step``,
-      ``on_step_end``), ``on_*batch*`` (``on_train_batch_end``), ``log_step``;
+    * named like a step hook: ``*_step`` (``training_step``, ``train_step``,
+      ``log_step``), ``*_step_end``/``_begin``/``_start`` (``on_step_end``),
+      ``on_*batch*`` (``on_train_batch_end``);
       or ``log``/``update``, but only in a module that trains (it has a step
       loop or one of the hooks above): elsewhere those names mean anything.
       A getter so named is no hook: ``def step(self): return (self.epoch,
