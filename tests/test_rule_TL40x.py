@@ -591,3 +591,30 @@ def test_tl401_episode_storage_emptied_after_its_backward_is_silent() -> None:
     """REINFORCE keeps one episode's log-probabilities for the episode's backward, then ``del x[:]`` empties them."""
     assert findings("TL401", REINFORCE) == []
     assert len(findings("TL401", REINFORCE.replace("    del policy.saved_log_probs[:]\n", ""))) == 1
+
+
+METER = """
+import torch
+
+class Meter:
+    def __init__(self):
+        self.total = 0.0
+
+    def {name}(self, value):
+        self.total += value.mean()
+
+def train(model, loader, optimizer, criterion, meter):
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        meter.{name}(loss)
+"""
+
+
+def test_tl401_fix_on_a_parameter_is_safe_only_where_no_other_module_can_call_it() -> None:
+    """Issue 14: ``value.detach()`` crashes a caller elsewhere that passes a float; a private method has none."""
+    public = findings("TL401", METER.format(name="update"))
+    assert [f[2] for f in public] == ["unsafe"]
+    assert "comes from a parameter" in fix_titles("TL401", METER.format(name="update"))[0]
+    assert [f[2] for f in findings("TL401", METER.format(name="_update"))] == ["safe"]

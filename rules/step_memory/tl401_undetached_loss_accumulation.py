@@ -111,7 +111,10 @@ class UndetachedLossAccumulation(Rule):
     scalar. Both are safe then. When a read cannot be classified statically
     (the accumulator is returned, passed to an unknown function, iterated),
     `.item()` is offered as an unsafe fix; so is `.detach()` on a model
-    output, which may be a structure rather than a tensor. A stored
+    output, which may be a structure rather than a tensor, and on a value
+    that comes from a parameter of a function other modules can call
+    (`Meter.update(value)`): this module's callers pass tensors, but another
+    caller may pass a float, which has no `.item()`. A stored
     container of graph tensors (`outputs.append(output)` after
     `output["loss"].backward()`) gets no fix.
 
@@ -307,8 +310,26 @@ class UndetachedLossAccumulation(Rule):
         unsure = UNKNOWN in reads or GraphKind.OUTPUT in kinds or (as_number and initial is None)
         replacements = {atom: _method_call(atom, method) for atom, _ in atoms}
         verb = "Accumulate" if site.how == "sum" else "Store"
+        title = f"{verb} `{self.facts.code(atoms[0][0])}.{method}()`"
+        handed_in = [atom for atom, _ in atoms if self._from_parameter(graph, atom)]
+        if handed_in:
+            # Shown to be a tensor only by this module's calls: a caller elsewhere may pass a number.
+            title += f" (unsafe: `{self.facts.code(handed_in[0])}` comes from a parameter, and a caller in another module may pass a number, which has no `.{method}()`)"
+            unsure = True
         applicability = Applicability.UNSAFE if unsure else Applicability.SAFE
-        return CstFix(f"{verb} `{self.facts.code(atoms[0][0])}.{method}()`", applicability, replacements)
+        return CstFix(title, applicability, replacements)
+
+    def _from_parameter(self, graph: GraphValues, atom: cst.BaseExpression) -> bool:
+        """``value``, ``value[k]`` or ``value.mean()`` where ``value`` is a parameter of a function other modules can call."""
+        root = atom
+        while isinstance(root, (cst.Subscript, cst.Attribute, cst.Call)):
+            root = root.func if isinstance(root, cst.Call) else root.value
+        if not isinstance(root, cst.Name) or root.value in ("self", "cls"):
+            return False
+        binding = graph.reaching_binding(root)
+        if binding is None or binding.how != "parameter" or not isinstance(binding.statement, cst.FunctionDef):
+            return False
+        return not binding.statement.name.value.startswith("_")
 
     def _initial_value(self, graph: GraphValues, site: Site) -> Optional[cst.BaseExpression]:
         """What the storage starts as: its last plain assignment before the step region."""
