@@ -46,7 +46,7 @@ class Config:
     select: Optional[Tuple[str, ...]] = None
     ignore: Tuple[str, ...] = ()
     extend_select: Tuple[str, ...] = ()
-    per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
+    per_file_ignores: Optional[Tuple[Tuple[str, Tuple[str, ...]], ...]] = None  # None: not set, the default applies
     exclude: Optional[Tuple[str, ...]] = None
     extend_exclude: Tuple[str, ...] = ()
     include: Optional[Tuple[str, ...]] = None
@@ -170,7 +170,7 @@ def parse_config(table: Mapping[str, Any], path: Optional[Path]) -> Config:
         select=selectors("select"),
         ignore=selectors("ignore") or (),
         extend_select=selectors("extend-select") or (),
-        per_file_ignores=_per_file_ignores(table.get("per-file-ignores", {}), path),
+        per_file_ignores=_per_file_ignores(table["per-file-ignores"], path) if "per-file-ignores" in table else None,
         exclude=strings("exclude"),
         extend_exclude=strings("extend-exclude") or (),
         include=strings("include"),

@@ -11,12 +11,21 @@ from typing import Dict, FrozenSet, Optional, Pattern, Tuple
 
 from trainlint.config import Config, ConfigError, find_config_file, load_config
 from trainlint.engine import RuleSettings
+from trainlint import registry
 from trainlint.registry import SelectorError, expand_selectors, resolve_selection
 
 DEFAULT_EXCLUDE = (
     ".git", ".hg", ".svn", ".bzr", ".venv", "venv", ".tox", ".nox", "__pycache__", "__pypackages__",
     "build", "dist", "node_modules", "site-packages", ".eggs", "*.egg-info", ".mypy_cache",
     ".pytest_cache", ".ruff_cache", ".trainlint_cache", ".ipynb_checkpoints",
+)
+# Tests run training code for a handful of steps: a history or a loss sum that
+# grows with the length of the run is true there by the letter and costs nothing
+# (Lightning's test doubles record every batch of a 4-step run). Setting
+# `per-file-ignores` replaces this default, as `exclude` replaces its own.
+DEFAULT_PER_FILE_IGNORES = tuple(
+    (pattern, ("TL401", "TL402"))
+    for pattern in ("tests/*", "*/tests/*", "test/*", "*/test/*", "test_*.py", "*_test.py", "conftest.py")
 )
 # The files a folder's walk checks (Ruff's default less pyproject.toml): Python sources and Jupyter notebooks.
 DEFAULT_INCLUDE = ("*.py", "*.pyi", "*.ipynb")
@@ -122,10 +131,13 @@ def build_settings(config: Config, overrides: Overrides, cwd: Path, pinned: bool
                 ("the command line", overrides.select, overrides.extend_select, overrides.ignore),
             ]
         )
-        per_file = tuple(
-            (pattern, expand_selectors(selectors, f"`per-file-ignores` (\"{pattern}\") of {config.path}"))
-            for pattern, selectors in config.per_file_ignores
-        )
+        if config.per_file_ignores is None:
+            per_file = tuple((pattern, frozenset(codes) & registry.ALL_CODES) for pattern, codes in DEFAULT_PER_FILE_IGNORES)
+        else:
+            per_file = tuple(
+                (pattern, expand_selectors(selectors, f"`per-file-ignores` (\"{pattern}\") of {config.path}"))
+                for pattern, selectors in config.per_file_ignores
+            )
     except SelectorError as error:
         raise ConfigError(str(error)) from None
     exclude = overrides.exclude if overrides.exclude is not None else config.exclude
