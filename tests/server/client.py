@@ -24,16 +24,18 @@ class ServerFailed(AssertionError):
 
 
 class LspClient:
-    def __init__(self, cwd: Path, command: Optional[List[str]] = None) -> None:
+    def __init__(self, cwd: Path, env: Optional[Dict[str, str]] = None) -> None:
         self.process = subprocess.Popen(
-            command or [sys.executable, "-m", "trainlint", "server"],
+            [sys.executable, "-m", "trainlint", "server"],
             cwd=cwd,
+            env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
         self.messages: "queue.Queue[Dict[str, Any]]" = queue.Queue()
-        self.notifications: List[Dict[str, Any]] = []  # every notification received, in order
+        self.notifications: List[Dict[str, Any]] = []  # notifications received and not yet waited for
+        self.history: List[Dict[str, Any]] = []  # every notification received, in order
         self.server_requests: List[Dict[str, Any]] = []
         self._next_id = 0
         self._stderr: List[bytes] = []
@@ -115,6 +117,7 @@ class LspClient:
                 self.send({"id": message["id"], "result": None})
             elif "method" in message:
                 self.notifications.append(message)
+                self.history.append(message)
             if wanted(message):
                 return message
 

@@ -38,7 +38,7 @@ def covers(index: LineIndex, diagnostic: Diagnostic, position: types.Position) -
     return _key(where.start) <= _key(position) < _key(where.end)
 
 
-def _wanted(kind: str, only: Optional[Sequence[str]]) -> bool:
+def _wanted(kind: Any, only: Optional[Sequence[str]]) -> bool:
     """LSP's filter: ``only=["source.fixAll"]`` asks for that kind and every kind under it."""
     return only is None or any(kind == wanted or kind.startswith(f"{wanted}.") for wanted in only)
 
@@ -83,7 +83,7 @@ def offered(
     if any(applicable(fix, findings.unsafe_fixes) for fix in findings.result.fixes):
         title = "Fix all fixes (unsafe ones included: `unsafe-fixes` is on)" if findings.unsafe_fixes else "Fix all safe fixes"
         result.append(types.CodeAction(title=f"trainlint: {title}", kind=FIX_ALL_KIND, data=_data(findings, "fix-all")))
-    return [action for action in result if _wanted(str(action.kind), only)]
+    return [action for action in result if _wanted(getattr(action.kind, "value", action.kind), only)]
 
 
 def new_text(findings: Findings, data: Mapping[str, Any]) -> fixes.FixedText:
