@@ -301,3 +301,20 @@ def test_without_the_server_extra_the_command_says_how_to_install_it(monkeypatch
         main(["server"])
     assert exited.value.code == 2
     assert 'pip install "trainlint[server]"' in capsys.readouterr().err
+
+
+def test_an_action_offered_for_an_older_version_resolves_to_no_edit(start: Start, tmp_path: Path) -> None:
+    uri = (tmp_path / "train.py").as_uri()
+    client = start()
+    client.open(uri, EXAMPLE)
+    diagnostics = client.diagnostics(uri, version=1)
+    offered = _actions(client, uri, diagnostics[0]["range"])
+    client.change(uri, "# a new first line\n" + EXAMPLE, version=2)
+    client.diagnostics(uri, version=2)
+    assert all("edit" not in client.request("codeAction/resolve", action) for action in offered)
+
+
+def test_exit_without_shutdown_ends_the_server_with_1(start: Start) -> None:
+    client = start()
+    client.notify("exit")
+    assert client.process.wait(timeout=30) == 1

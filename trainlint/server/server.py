@@ -15,7 +15,7 @@ import os
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Set
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -47,7 +47,10 @@ class TrainlintServer(LanguageServer):
         self.configuration: Optional[WorkspaceConfiguration] = None
         self.versions: Dict[str, int] = {}
         self.findings: Dict[str, Findings] = {}
-        self.pending: Dict[str, asyncio.Task] = {}
+        self.pending: Dict[str, asyncio.Task] = {}  # lints waiting for their debounce, by document
+        # the lint under way for each document, by (version, configuration generation)
+        self.running: Dict[str, Tuple[Tuple[int, int], asyncio.Future]] = {}
+        self.generation = 0  # counts configuration reloads: findings of an older one are never kept
         self.shown: Set[str] = set()  # messages shown to the user, each once until the configuration changes
         self.logged: Set[str] = set()  # rule crashes logged, each once
         self.startup_problems: List[str] = []
@@ -80,15 +83,28 @@ class TrainlintServer(LanguageServer):
         )
 
     async def current_findings(self, uri: str) -> Optional[Findings]:
-        """The findings for the document's newest version: known, or linted now on the engine thread.
+        """The findings for the document's newest version: known, or linted now on the engine thread
+        (once: a code action or hover asked for while that version's lint runs waits for the same lint).
         None when the document is closed, its configuration is broken, the lint failed, or a newer
         version arrived meanwhile."""
         version = self.versions.get(uri)
+        if version is None:
+            return None
         known = self.findings.get(uri)
-        if version is None or (known is not None and known.version == version):
-            return known if version is not None else None
-        document = self.workspace.get_text_document(uri)
-        text = document.source
+        if known is not None and known.version == version:
+            return known
+        key = (version, self.generation)
+        running = self.running.get(uri)
+        if running is None or running[0] != key:
+            text = self.workspace.get_text_document(uri).source
+            running = self.running[uri] = (key, asyncio.ensure_future(self._compute(uri, key, text)))
+        # shielded: a caller cancelled by a newer edit must not cancel the lint others wait for
+        return await asyncio.shield(running[1])
+
+    async def _compute(self, uri: str, key: Tuple[int, int], text: str) -> Optional[Findings]:
+        """Lint on the engine thread, and report what went wrong, once per lint. The result is kept only
+        if the document and the configuration are still those it was computed for."""
+        version, generation = key
         loop = asyncio.get_running_loop()
         try:
             findings = await loop.run_in_executor(self.engine, self._lint, uri, version, text)
@@ -97,9 +113,13 @@ class TrainlintServer(LanguageServer):
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[], version=version))
             return None
         except Exception as error:  # noqa: BLE001 - a trainlint bug must cost one lint, not the server
-            self.log(f"trainlint: internal error linting {uri}: {''.join(traceback.format_exception(error))}")
+            trace = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+            self.log(f"trainlint: internal error linting {uri}: {trace}")
             return None
-        if findings is None or self.versions.get(uri) != version:
+        finally:
+            if self.running.get(uri, (None,))[0] == key:
+                del self.running[uri]
+        if findings is None or self.versions.get(uri) != version or self.generation != generation:
             return None
         self.findings[uri] = findings
         for error in findings.result.errors:  # a rule that crashed, or LibCST failing on the file
@@ -131,9 +151,10 @@ class TrainlintServer(LanguageServer):
     async def reload_configuration(self) -> None:
         """A configuration file changed: read every configuration again and lint every open document."""
         assert self.configuration is not None
+        self.generation += 1
+        self.findings.clear()
         await asyncio.get_running_loop().run_in_executor(self.engine, self.configuration.reload)
         self.shown.clear()
-        self.findings.clear()
         for uri in list(self.versions):
             self.schedule(uri, 0)
 
