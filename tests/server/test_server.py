@@ -318,3 +318,25 @@ def test_exit_without_shutdown_ends_the_server_with_1(start: Start) -> None:
     client = start()
     client.notify("exit")
     assert client.process.wait(timeout=30) == 1
+
+
+@pytest.mark.parametrize("encoding, offset", [("utf-16", 2), ("utf-8", 4), ("utf-32", 1)])
+def test_characters_are_counted_in_the_negotiated_position_encoding(start: Start, tmp_path: Path, encoding: str, offset: int) -> None:
+    uri = (tmp_path / "train.py").as_uri()
+    capabilities = dict(EDITOR_CAPABILITIES, general={"positionEncodings": [encoding]})
+    client = start(capabilities=capabilities)
+    text = EXAMPLE.replace("scaler = GradScaler()", 'tag = "😋"; scaler = GradScaler()')
+    client.open(uri, text)
+    scaler = next(d for d in client.diagnostics(uri, version=1) if d["range"]["start"]["line"] == 10)
+    # the emoji is one code point: 2 UTF-16 units, 4 UTF-8 bytes, 1 UTF-32 unit
+    assert scaler["range"]["start"] == {"line": 10, "character": len('tag = "😋"; scaler = ') - 1 + offset}
+
+
+def test_only_python_documents_are_linted(start: Start, tmp_path: Path) -> None:
+    client = start()
+    toml = (tmp_path / "pyproject.toml").as_uri()
+    client.notify("textDocument/didOpen", {"textDocument": {"uri": toml, "languageId": "toml", "version": 1, "text": "[tool]\n"}})
+    uri = (tmp_path / "train.py").as_uri()
+    client.open(uri, EXAMPLE)
+    client.diagnostics(uri, version=1)
+    assert not [n for n in client.history if n["method"] == "textDocument/publishDiagnostics" and n["params"]["uri"] == toml]

@@ -33,6 +33,7 @@ from trainlint.server.positions import UTF16, LineIndex
 # Time after an edit before the document is linted, so that a burst of keystrokes is linted once.
 DEBOUNCE_SECONDS = 0.03
 CONFIG_GLOBS = ("**/pyproject.toml", "**/trainlint.yaml", "**/.trainlint.yaml")
+PYTHON_SUFFIXES = (".py", ".pyi")
 
 
 class TrainlintServer(LanguageServer):
@@ -136,7 +137,7 @@ class TrainlintServer(LanguageServer):
         name = uri.rstrip("/").rsplit("/", 1)[-1] or "untitled.py"
         assert self.configuration is not None
         settings = self.configuration.for_document(Path(path) if path else None, name)
-        display = os.path.relpath(path, self.configuration.root) if path else name
+        display = _relative(path, self.configuration.root) if path else name
         if settings is None:  # excluded, as --force-exclude would skip it
             return Findings(uri, version, text, display, RuleSettings(frozenset()), False, LintResult([]))
         return lint_document(uri, version, text, display, settings.rules, settings.unsafe_fixes)
@@ -183,6 +184,14 @@ class TrainlintServer(LanguageServer):
         return types.WorkspaceEdit(changes={findings.uri: edits})
 
 
+def _relative(path: str, root: Path) -> str:
+    """The path as the engine's messages name it: relative to the workspace, as the CLI shows it."""
+    try:
+        return os.path.relpath(path, root)
+    except ValueError:  # another drive, on Windows
+        return path
+
+
 def create_server() -> TrainlintServer:
     """The server with its handlers registered."""
     server = TrainlintServer()
@@ -215,13 +224,17 @@ def create_server() -> TrainlintServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: TrainlintServer, params: types.DidOpenTextDocumentParams) -> None:
-        ls.versions[params.text_document.uri] = params.text_document.version
-        ls.schedule(params.text_document.uri, 0)
+        document = params.text_document
+        # Only Python is linted: some editors open every file with every server (pyproject.toml too).
+        if document.language_id == "python" or document.uri.endswith(PYTHON_SUFFIXES):
+            ls.versions[document.uri] = document.version
+            ls.schedule(document.uri, 0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: TrainlintServer, params: types.DidChangeTextDocumentParams) -> None:
-        ls.versions[params.text_document.uri] = params.text_document.version
-        ls.schedule(params.text_document.uri, DEBOUNCE_SECONDS)
+        if params.text_document.uri in ls.versions:
+            ls.versions[params.text_document.uri] = params.text_document.version
+            ls.schedule(params.text_document.uri, DEBOUNCE_SECONDS)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
     async def did_save(ls: TrainlintServer, params: types.DidSaveTextDocumentParams) -> None:
