@@ -140,10 +140,12 @@ class LspClient:
         return result
 
     def open(self, uri: str, text: str, version: int = 1) -> None:
-        self.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": version, "text": text}})
+        document = {"uri": uri, "languageId": "python", "version": version, "text": text}
+        self.notify("textDocument/didOpen", {"textDocument": document})
 
     def change(self, uri: str, text: str, version: int) -> None:
-        self.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]})
+        document = {"uri": uri, "version": version}
+        self.notify("textDocument/didChange", {"textDocument": document, "contentChanges": [{"text": text}]})
 
     def close(self, timeout: float = TIMEOUT) -> int:
         """shutdown, exit, and the server's exit code."""
@@ -180,14 +182,10 @@ EDITOR_CAPABILITIES: Dict[str, Any] = {
 
 
 def apply_text_edits(text: str, edits: List[Dict[str, Any]]) -> str:
-    """Apply LSP text edits (UTF-16 positions) to a text, as an editor does."""
-    from trainlint.server.positions import LineIndex, Position
+    """Apply LSP text edits (JSON, UTF-16 positions) to a text, as an editor does."""
+    from trainlint.server.positions import Position, TextEdit, apply_edits
 
-    index = LineIndex(text)
-    spans = []
-    for edit in edits:
-        start, end = (Position(edit["range"][k]["line"], edit["range"][k]["character"]) for k in ("start", "end"))
-        spans.append((index.offset_at_position(start), index.offset_at_position(end), edit["newText"]))
-    for start, end, new_text in sorted(spans, reverse=True):
-        text = text[:start] + new_text + text[end:]
-    return text
+    def position(where: Dict[str, int]) -> Position:
+        return Position(where["line"], where["character"])
+
+    return apply_edits(text, [TextEdit(position(e["range"]["start"]), position(e["range"]["end"]), e["newText"]) for e in edits])

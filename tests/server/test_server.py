@@ -228,7 +228,7 @@ def test_each_document_takes_its_nearest_configuration_and_excluded_files_are_sk
     (tmp_path / "sub" / "trainlint.yaml").write_text("select: [TL4]\n", encoding="utf-8")
     (tmp_path / ".venv" / "lib").mkdir(parents=True)
     client = start()
-    top, sub, library = (tmp_path / "train.py").as_uri(), (tmp_path / "sub" / "train.py").as_uri(), (tmp_path / ".venv" / "lib" / "train.py").as_uri()
+    top, sub, library = (p.as_uri() for p in (tmp_path / "train.py", tmp_path / "sub" / "train.py", tmp_path / ".venv" / "lib" / "x.py"))
     for uri in (top, sub, library):
         client.open(uri, EXAMPLE)
     assert sorted(_codes(client.diagnostics(top, version=1))) == ["TL201", "TL201", "TL401"]
@@ -293,7 +293,9 @@ def test_an_editor_without_resolve_gets_the_edits_with_the_actions(start: Start,
     assert EDITOR_CAPABILITIES["textDocument"]["codeAction"]["resolveSupport"]  # the other tests do resolve
 
 
-def test_without_the_server_extra_the_command_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+def test_without_the_server_extra_the_command_says_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
     from trainlint.cli import main
 
     monkeypatch.setitem(sys.modules, "pygls", None)  # what an install without the extra has
@@ -321,7 +323,9 @@ def test_exit_without_shutdown_ends_the_server_with_1(start: Start) -> None:
 
 
 @pytest.mark.parametrize("encoding, offset", [("utf-16", 2), ("utf-8", 4), ("utf-32", 1)])
-def test_characters_are_counted_in_the_negotiated_position_encoding(start: Start, tmp_path: Path, encoding: str, offset: int) -> None:
+def test_characters_are_counted_in_the_negotiated_position_encoding(
+    start: Start, tmp_path: Path, encoding: str, offset: int
+) -> None:
     uri = (tmp_path / "train.py").as_uri()
     capabilities = dict(EDITOR_CAPABILITIES, general={"positionEncodings": [encoding]})
     client = start(capabilities=capabilities)

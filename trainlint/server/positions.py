@@ -157,7 +157,7 @@ def apply_edits(text: str, edits: List[TextEdit], encoding: str = UTF16) -> str:
     """What an editor does with non-overlapping edits against the same text (the server checks its own
     edits with it before sending them)."""
     index = LineIndex(text, encoding)
-    spans = sorted(((index.offset_at_position(e.start), index.offset_at_position(e.end), e.new_text) for e in edits), reverse=True)
-    for start, end, new_text in spans:
+    spans = [(index.offset_at_position(e.start), index.offset_at_position(e.end), e.new_text) for e in edits]
+    for start, end, new_text in sorted(spans, reverse=True):
         text = text[:start] + new_text + text[end:]
     return text

@@ -162,10 +162,12 @@ class TrainlintServer(LanguageServer):
     # --- messages ---------------------------------------------------------------------------
 
     def show_once(self, message: str, kind: types.MessageType) -> None:
+        """Show the message (and log it), unless it was shown since the configuration last changed:
+        a broken configuration is met again at every keystroke."""
         if message not in self.shown:
             self.shown.add(message)
             self.window_show_message(types.ShowMessageParams(type=kind, message=message))
-        self.log(message, kind)
+            self.log(message, kind)
 
     def log(self, message: str, kind: types.MessageType = types.MessageType.Error) -> None:
         self.window_log_message(types.LogMessageParams(type=kind, message=message))
@@ -273,7 +275,7 @@ def create_server() -> TrainlintServer:
 
     @server.feature(types.CODE_ACTION_RESOLVE)
     async def resolve(ls: TrainlintServer, action: types.CodeAction) -> types.CodeAction:
-        data: Any = action.data or {}
+        data: Any = action.data if isinstance(action.data, dict) else {}  # it comes back from the editor
         findings = ls.findings.get(data.get("uri", ""))
         if findings is None or findings.version != data.get("version") or ls.versions.get(findings.uri) != findings.version:
             return action  # the document changed since the action was offered: no edit, nothing applied
@@ -284,7 +286,8 @@ def create_server() -> TrainlintServer:
             return action
         action.edit = ls.workspace_edit(findings, fixed.text)
         if action.edit is None:
-            ls.show_once(f"trainlint: cannot apply \"{action.title}\": its edit cannot be expressed in LSP positions", types.MessageType.Error)
+            problem = "its edit cannot be expressed in LSP positions"
+            ls.show_once(f"trainlint: cannot apply \"{action.title}\": {problem}", types.MessageType.Error)
         return action
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
