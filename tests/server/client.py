@@ -24,9 +24,9 @@ class ServerFailed(AssertionError):
 
 
 class LspClient:
-    def __init__(self, cwd: Path, env: Optional[Dict[str, str]] = None) -> None:
+    def __init__(self, cwd: Path, env: Optional[Dict[str, str]] = None, command: Optional[List[str]] = None) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "trainlint", "server"],
+            command or [sys.executable, "-m", "trainlint", "server"],
             cwd=cwd,
             env=env,
             stdin=subprocess.PIPE,

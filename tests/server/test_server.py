@@ -344,3 +344,18 @@ def test_only_python_documents_are_linted(start: Start, tmp_path: Path) -> None:
     client.open(uri, EXAMPLE)
     client.diagnostics(uri, version=1)
     assert not [n for n in client.history if n["method"] == "textDocument/publishDiagnostics" and n["params"]["uri"] == toml]
+
+
+def test_the_console_script_starts_the_server_as_the_editor_snippets_do(tmp_path: Path) -> None:
+    script = Path(sys.executable).with_name("trainlint")
+    if not script.exists():
+        pytest.skip("no `trainlint` console script beside this interpreter")
+    client = LspClient(tmp_path, command=[str(script), "server"])
+    try:
+        assert client.initialize(tmp_path)["serverInfo"]["name"] == "trainlint"
+        uri = (tmp_path / "train.py").as_uri()
+        client.open(uri, EXAMPLE)
+        assert len(client.diagnostics(uri, version=1)) == 4
+        assert client.close() == 0
+    finally:
+        client.kill()
