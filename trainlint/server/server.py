@@ -2,8 +2,8 @@
 
 The event loop only schedules work and talks to the editor. Linting, fixing and
 reading configuration run on one engine thread (see findings.py for why one),
-so the server keeps answering while a lint runs. Each document's lint waits a
-short debounce after an edit, and a newer edit cancels it; a result is
+so the server keeps answering while a lint runs. An edit in a burst of edits
+waits a short debounce before its lint, and a newer edit cancels it; a result is
 published only if its document version is still the newest, so an editor
 never shows findings of text it no longer holds.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -30,7 +31,9 @@ from trainlint.server.convert import hover_markdown, lsp_diagnostic
 from trainlint.server.findings import Findings, lint_document
 from trainlint.server.positions import UTF16, LineIndex
 
-# Time after an edit before the document is linted, so that a burst of keystrokes is linted once.
+# An edit that follows another within this time waits as long before its lint, so that a burst of
+# changes (a paste, an editor's change-then-reindent) is linted once; an edit after a pause is linted
+# at once, and edits that arrive while a lint runs are collapsed into the newest anyway.
 DEBOUNCE_SECONDS = 0.03
 CONFIG_GLOBS = ("**/pyproject.toml", "**/trainlint.yaml", "**/.trainlint.yaml")
 PYTHON_SUFFIXES = (".py", ".pyi")
@@ -49,6 +52,7 @@ class TrainlintServer(LanguageServer):
         self.versions: Dict[str, int] = {}
         self.findings: Dict[str, Findings] = {}
         self.pending: Dict[str, asyncio.Task] = {}  # lints waiting for their debounce, by document
+        self.changed_at: Dict[str, float] = {}  # when each document last changed (time.monotonic)
         # the lint under way for each document, by (version, configuration generation)
         self.running: Dict[str, Tuple[Tuple[int, int], asyncio.Future]] = {}
         self.generation = 0  # counts configuration reloads: findings of an older one are never kept
@@ -63,6 +67,12 @@ class TrainlintServer(LanguageServer):
 
     def encoding(self) -> str:
         return str(getattr(self.workspace.position_encoding, "value", self.workspace.position_encoding) or UTF16)
+
+    def debounce(self, uri: str) -> float:
+        """How long the lint of an edit waits: DEBOUNCE_SECONDS in a burst of edits, else nothing."""
+        now = time.monotonic()
+        previous, self.changed_at[uri] = self.changed_at.get(uri), now
+        return DEBOUNCE_SECONDS if previous is not None and now - previous < DEBOUNCE_SECONDS else 0.0
 
     def schedule(self, uri: str, delay: float) -> None:
         """Lint the document after ``delay`` seconds, replacing a lint of it that has not started."""
@@ -148,6 +158,7 @@ class TrainlintServer(LanguageServer):
             waiting.cancel()
         self.versions.pop(uri, None)
         self.findings.pop(uri, None)
+        self.changed_at.pop(uri, None)
 
     async def reload_configuration(self) -> None:
         """A configuration file changed: read every configuration again and lint every open document."""
@@ -236,7 +247,7 @@ def create_server() -> TrainlintServer:
     def did_change(ls: TrainlintServer, params: types.DidChangeTextDocumentParams) -> None:
         if params.text_document.uri in ls.versions:
             ls.versions[params.text_document.uri] = params.text_document.version
-            ls.schedule(params.text_document.uri, DEBOUNCE_SECONDS)
+            ls.schedule(params.text_document.uri, ls.debounce(params.text_document.uri))
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
     async def did_save(ls: TrainlintServer, params: types.DidSaveTextDocumentParams) -> None:
