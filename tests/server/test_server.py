@@ -206,6 +206,8 @@ def test_a_configuration_error_is_shown_once_and_reloaded_when_fixed(start: Star
     assert client.diagnostics(uri, version=1) == []
     message = client.wait_notification("window/showMessage")
     assert message["type"] == 1 and "unknown key `selekt`" in message["message"] and "pyproject.toml:2:1" in message["message"]
+    log = client.wait_notification("window/logMessage", lambda p: "selekt" in p["message"])
+    assert "\n2 | selekt" in log["message"]  # the whole error, with the line and its caret, goes to the log
     client.change(uri, EXAMPLE + "\n", version=2)
     client.change(uri, EXAMPLE + "\n\n", version=3)
     assert client.diagnostics(uri, version=3) == []

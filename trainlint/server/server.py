@@ -173,11 +173,12 @@ class TrainlintServer(LanguageServer):
     # --- messages ---------------------------------------------------------------------------
 
     def show_once(self, message: str, kind: types.MessageType) -> None:
-        """Show the message (and log it), unless it was shown since the configuration last changed:
-        a broken configuration is met again at every keystroke."""
+        """Show the message's first line and log all of it (a configuration error's source line and
+        caret follow), unless it was shown since the configuration last changed: a broken
+        configuration is met again at every keystroke."""
         if message not in self.shown:
             self.shown.add(message)
-            self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+            self.window_show_message(types.ShowMessageParams(type=kind, message=message.split("\n", 1)[0]))
             self.log(message, kind)
 
     def log(self, message: str, kind: types.MessageType = types.MessageType.Error) -> None:
