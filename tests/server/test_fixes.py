@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from tests.reliability import broken_rules
-from tests.shell import demo_rules
 from trainlint.engine import RuleSettings
 from trainlint.server.findings import Findings, lint_document
 from trainlint.server.fixes import fix_all, fix_finding, ignore_comment
