@@ -26,6 +26,7 @@ from typing import List
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+import trainlint.cli  # noqa: E402,F401 - sets the collector thresholds the server process runs with
 from tests.server.client import LspClient  # noqa: E402
 from trainlint.engine import RuleSettings, lint_source  # noqa: E402
 from trainlint.registry import ALL_CODES  # noqa: E402
@@ -82,6 +83,8 @@ def main() -> None:
     print(f"script: {len(text.splitlines())} lines, {len(findings)} findings")
     _print("didChange -> publishDiagnostics", server_times[args.warmup :], args.warmup)
     _print("the engine alone (lint_source, alternated)", engine_times[args.warmup :], args.warmup)
+    shares = [s - e for s, e in zip(server_times[args.warmup :], engine_times[args.warmup :])]
+    print(f"the server's share (per edit: server - engine): median {statistics.median(shares) * 1000:.1f} ms")
 
 
 def _print(what: str, times: List[float], warmup: int) -> None:
