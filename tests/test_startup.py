@@ -28,6 +28,9 @@ NEVER_ON_A_CHECK = (
     "trainlint.report.json_format",
     "trainlint.report.sarif",
     "trainlint.report.github",
+    "trainlint.server",  # the language server and its libraries come only with `trainlint server`
+    "pygls",
+    "lsprotocol",
 )
 
 

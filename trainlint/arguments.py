@@ -135,6 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     rule.add_argument("code_or_name", metavar="CODE_OR_NAME")
 
     _add_command(commands, "rules", "List every rule: code, name, fix availability, summary.")
+    _add_command(commands, "server", 'Run the language server on stdin/stdout (needs `pip install "trainlint[server]"`).')
     return parser
 
 

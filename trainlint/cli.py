@@ -1,4 +1,4 @@
-"""The command line: ``trainlint check|fix|rule|rules``.
+"""The command line: ``trainlint check|fix|rule|rules|server``.
 
 Exit codes follow Ruff: 0 clean (or everything fixed), 1 findings (or, for a
 dry-run fix, changes), 2 usage, configuration or internal error. A run stopped
@@ -71,7 +71,15 @@ def _rules(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
-COMMANDS: Dict[str, Callable[[argparse.Namespace], int]] = {"check": _check, "fix": _fix, "rule": _rule, "rules": _rules}
+def _server(args: argparse.Namespace) -> int:
+    from trainlint.server import main as serve
+
+    return serve()
+
+
+COMMANDS: Dict[str, Callable[[argparse.Namespace], int]] = {
+    "check": _check, "fix": _fix, "rule": _rule, "rules": _rules, "server": _server
+}
 
 @dataclass
 class _Totals:

@@ -1,0 +1,39 @@
+"""Lint one version of an open document with the engine, exactly as ``trainlint check`` lints a file.
+
+Everything here runs on the server's single engine thread: the engine keeps a
+per-tree memo in module state (``trainlint.analysis.walk``), so two lints, or a
+lint and a fix, must never run at the same time.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from trainlint.engine import LintResult, RuleSettings, lint_source, python_verdict
+from trainlint.runner import MAX_ANALYSED_BYTES
+
+
+class Findings(NamedTuple):
+    """The engine's result for one version of a document, with what it was computed from.
+
+    Code actions are computed against exactly this text: the result holds the
+    parsed module and the fixes as CST edits on it.
+    """
+
+    uri: str
+    version: int
+    text: str
+    path: str  # as the engine names it in messages
+    settings: RuleSettings
+    unsafe_fixes: bool
+    result: LintResult
+
+
+def lint_document(uri: str, version: int, text: str, path: str, settings: RuleSettings, unsafe_fixes: bool) -> Findings:
+    """Lint the text; a text larger than the CLI analyses gets CPython's syntax check only, as there."""
+    if len(text) > MAX_ANALYSED_BYTES:
+        error = python_verdict(text, path)[0]
+        result = LintResult([error] if error else [])
+    else:
+        result = lint_source(text, path, settings)
+    return Findings(uri, version, text, path, settings, unsafe_fixes, result)
