@@ -16,7 +16,7 @@ this against every fixture.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple, Pattern, Tuple, Union
+from typing import Any, Callable, NamedTuple, Optional, Pattern, Tuple, Union
 
 
 class RuleEntry(NamedTuple):
@@ -25,6 +25,9 @@ class RuleEntry(NamedTuple):
     module: str  # module under trainlint.rules that defines the rule class: <family>.<file>
     cls: str
     triggers: Tuple[Union[str, Tuple[Union[str, Pattern[str], Tuple[str, ...]], ...]], ...]
+    # A condition on trainlint.prescreen.Features (CPython's tree) that every module the rule could
+    # report on satisfies; None: the rule runs whenever a trigger matches.
+    structure: Optional[Callable[[Any], bool]] = None
 
 
 # Code that runs once per training step, as trainlint.analysis.steps sees it:
@@ -44,7 +47,15 @@ RULES: Tuple[RuleEntry, ...] = (
     RuleEntry("TL102", "device-dataset-in-workers", "loaders.tl102_device_dataset_in_workers", "DeviceDatasetInWorkers", (("num_workers", "DataLoader"),)),
     RuleEntry("TL201", "cuda-amp-on-other-device", "amp.tl201_cuda_amp_on_other_device", "CudaAmpOnOtherDevice", ("autocast", "GradScaler")),
     RuleEntry("TL301", "unfiltered-batch-kwargs", "batches.tl301_unfiltered_batch_kwargs", "UnfilteredBatchKwargs", (("DataLoader", "**"),)),
-    RuleEntry("TL401", "undetached-loss-accumulation", "step_memory.tl401_undetached_loss_accumulation", "UndetachedLossAccumulation", ("backward", "training_step")),
+    RuleEntry(
+        "TL401",
+        "undetached-loss-accumulation",
+        "step_memory.tl401_undetached_loss_accumulation",
+        "UndetachedLossAccumulation",
+        ("backward", "training_step"),
+        # per-step code (only training makes code per-step) that sums, appends or stores a non-constant
+        lambda module: module.trains and module.accumulates,
+    ),
     RuleEntry(
         "TL402",
         "unbounded-step-history",
@@ -52,6 +63,7 @@ RULES: Tuple[RuleEntry, ...] = (
         "UnboundedStepHistory",
         # an append, a list, and something that runs per step (a training loop or a step hook)
         ((".append(", ("[]", "list(", "(list)"), _PER_STEP_CODE),),
+        lambda module: module.trains and module.appends,
     ),
     RuleEntry(
         "TL403",
@@ -60,5 +72,6 @@ RULES: Tuple[RuleEntry, ...] = (
         "OomHandlerKeepsStep",
         # an out-of-memory error recognised by its type or its message, in code that trains
         ((re.compile(r"OutOfMemoryError|(?i:out of memory)|\bOOM\b"), _PER_STEP_CODE),),
+        lambda module: module.trains and module.handles_errors,
     ),
 )

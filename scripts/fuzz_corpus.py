@@ -17,7 +17,9 @@ verification, encode), and never written back. The problems counted:
 - changed without finding: a file with no finding came out different;
 - changed outside its fixes: a line changed that holds no node a fix replaced
   (and no import a fix may have made unused);
-- lossy: a file does not round-trip byte for byte through decode/encode.
+- lossy: a file does not round-trip byte for byte through decode/encode;
+- screened out a finding: the structural pre-screen (trainlint/prescreen.py)
+  kept a rule from running on a file where it has a finding.
 
     python scripts/fuzz_corpus.py PATH [PATH ...] [--safe-only] [--show N] [-j N]
 
@@ -164,6 +166,7 @@ PROBLEMS = (
     "changed without finding",
     "changed outside its fixes",
     "lossy",
+    "screened out a finding",
 )
 _REJECTED = "This is a bug in trainlint"  # the end of every error of the verified fix loop
 
@@ -187,6 +190,10 @@ def fix_problems(text: str, name: str, settings: RuleSettings, unsafe_fixes: boo
     checked = lint_source(text, name, settings)
     fixed = fix_source(text, name, settings, unsafe_fixes)
     problems, details = [], list(checked.errors) + list(fixed.errors)
+    unscreened = lint_source(text, name, settings, screen=False).diagnostics
+    if unscreened != checked.diagnostics:
+        problems.append("screened out a finding")
+        details.append(f"the structural pre-screen dropped: {sorted(set(unscreened) - set(checked.diagnostics))[:3]}")
     if checked.errors or any(_REJECTED not in error for error in fixed.errors):
         problems.append("crash")
     if any(_REJECTED in error for error in fixed.errors):

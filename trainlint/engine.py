@@ -55,7 +55,8 @@ class FixResult:
     found: List[Diagnostic] = field(default_factory=list)  # the findings of the original text
 
 
-def lint_source(text: str, path: str, settings: RuleSettings) -> LintResult:
+def lint_source(text: str, path: str, settings: RuleSettings, *, screen: bool = True) -> LintResult:
+    """Lint one source text. ``screen=False`` bypasses the structural pre-screen (to show it changes nothing)."""
     if skips_file(text):
         return LintResult([])
     codes = triggered_codes(text, settings.codes)
@@ -63,7 +64,11 @@ def lint_source(text: str, path: str, settings: RuleSettings) -> LintResult:
     # nothing, words errors better ("'(' was never closed"), and refuses the deeply
     # nested code on which LibCST's native parser overflows its stack and kills the
     # whole process (LibCST 1.9: ~1500 nested brackets, or a sum of ~10000 terms).
-    python_error, beyond_limits = python_verdict(text, path)
+    tree, python_error, beyond_limits = python_tree(text, path)
+    if tree is not None and codes and screen:
+        from trainlint.prescreen import screened_codes
+
+        codes = screened_codes(tree, codes)
     if beyond_limits or (python_error is None and not codes):
         return LintResult([python_error] if python_error else [])
     import libcst as cst
@@ -88,16 +93,21 @@ def lint_source(text: str, path: str, settings: RuleSettings) -> LintResult:
 
 def python_verdict(text: str, path: str) -> Tuple[Optional[Diagnostic], bool]:
     """CPython's syntax error (its messages beat LibCST's), and whether the code is beyond a parser's limits."""
+    return python_tree(text, path)[1:]
+
+
+def python_tree(text: str, path: str) -> Tuple[Any, Optional[Diagnostic], bool]:
+    """CPython's tree of ``text`` (None if it does not compile), its syntax error, and whether the code is
+    beyond a parser's limits. The tree is what compiling for the verdict builds anyway."""
     try:
-        compile(text, path, "exec", flags=_ONLY_AST, dont_inherit=True)
+        return compile(text, path, "exec", flags=_ONLY_AST, dont_inherit=True), None, False
     except SyntaxError as error:
         diagnostic = syntax_error(path, error.lineno or 1, error.offset or 1, f"SyntaxError: {error.msg}")
-        return diagnostic, error.msg.startswith("too many")  # "too many nested parentheses", "... statically nested blocks"
+        return None, diagnostic, error.msg.startswith("too many")  # "too many nested parentheses", "... statically nested blocks"
     except (RecursionError, MemoryError):
-        return syntax_error(path, 1, 1, "The file is nested too deeply to parse"), True
+        return None, syntax_error(path, 1, 1, "The file is nested too deeply to parse"), True
     except ValueError:  # null bytes: the decoder reports them first
-        return None, False
-    return None, False
+        return None, None, False
 
 
 def reraise_interruption(error: Exception) -> None:
@@ -309,7 +319,7 @@ def fix_source(text: str, path: str, settings: RuleSettings, unsafe_fixes: bool)
         chosen = _non_overlapping_fixes(result, unsafe_fixes)
         if not chosen:
             return FixResult(current, applied, result, result.errors, original.diagnostics)
-        candidate, next_result, problem = _fix_pass(result, current, chosen, path, settings)
+        candidate, next_result, problem = verified_fix_pass(result, current, chosen, path, settings)
         if problem:
             return _failed(text, original, _culprit(result, current, chosen, path, settings) or problem)
         applied.update(d.code for d, _ in chosen)
@@ -325,10 +335,15 @@ def _round_trip_loses_bytes(result: LintResult, text: str, unsafe_fixes: bool) -
     return has_fix and result.module is not None and result.module.code != text
 
 
-def _fix_pass(
+def verified_fix_pass(
     result: LintResult, current: str, chosen: List[Tuple[Diagnostic, Any]], path: str, settings: RuleSettings
 ) -> Tuple[str, Optional[LintResult], str]:
-    """Apply the chosen fixes: the new text, its lint result, and what is wrong with it ("" when nothing)."""
+    """Apply the chosen fixes: the new text, its lint result, and what is wrong with it ("" when nothing).
+
+    The check every fix passes before it is written: the result parses, each fixed rule has one finding
+    fewer per applied fix, and no other finding appears. The fix loop and the language server's quick fixes
+    both go through it.
+    """
     from trainlint.fixes import apply_fixes
 
     candidate = apply_fixes(result.module, [fix for _, fix in chosen]).code
@@ -349,7 +364,7 @@ def _culprit(result: LintResult, current: str, chosen: List[Tuple[Diagnostic, An
     """When a pass of several fixes failed, the problem of the first fix that fails alone, so the report names its rule."""
     if len(chosen) > 1:
         for one in chosen:
-            problem = _fix_pass(result, current, [one], path, settings)[2]
+            problem = verified_fix_pass(result, current, [one], path, settings)[2]
             if problem:
                 return problem
     return ""

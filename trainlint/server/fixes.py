@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple, Optional
 
-from trainlint.engine import _fix_pass, fix_source, python_verdict
+from trainlint.engine import verified_fix_pass, fix_source, python_verdict
 from trainlint.server.findings import Findings
 from trainlint.suppression import is_suppressed, line_suppressions
 
@@ -34,7 +34,7 @@ def fix_finding(findings: Findings, index: int) -> FixedText:
         return FixedText(None, f"{diagnostic.code} has no fix here")
     if result.module is None or result.module.code != text:
         return FixedText(None, f"LibCST would not write {findings.path} back byte for byte, so no fix is applied")
-    candidate, _, problem = _fix_pass(result, text, [(diagnostic, fix)], findings.path, findings.settings)
+    candidate, _, problem = verified_fix_pass(result, text, [(diagnostic, fix)], findings.path, findings.settings)
     return FixedText(None, problem) if problem else FixedText(candidate)
 
 
