@@ -394,6 +394,11 @@ class NameBindings:
             return None
         return self.resolve_key(key, node)
 
+    def class_member(self, cls: cst.ClassDef, name: str) -> Optional[Binding]:
+        """The last binding of ``name`` in the body of ``cls`` (a method, a class attribute)."""
+        candidates = self._binder.bindings.get((cls, name))
+        return candidates[-1] if candidates else None
+
     def values(self, node: cst.BaseExpression) -> List[Binding]:
         """Bindings a name or attribute chain may hold: every ``self.x = ...`` of the class for ``self.x``."""
         key = dotted(node)
@@ -415,12 +420,17 @@ class NameBindings:
         return next((b for b in self._binder.bindings.get((function, param.name.value), ()) if b.value is param), None)
 
     def reads_of(self, binding: Binding) -> List[cst.CSTNode]:
-        """The uses that see ``binding`` (for ``self.x``: every use of ``self.x`` in the class)."""
+        """The uses that see ``binding`` (for ``self.x``: every use of ``self.x`` in the class; for a method,
+        every ``self.method`` of its class)."""
         cls = self._class_of(binding)
         reads = self._binder.reads.get(binding.key, ())
         if cls is not None:
             return [read for read in reads if self.method_class(read) is cls]
-        return [read for read in reads if self.resolve(read) is binding]
+        own = [read for read in reads if self.resolve(read) is binding]
+        if isinstance(binding.scope, cst.ClassDef) and isinstance(binding.value, cst.FunctionDef):
+            bound = self._binder.reads.get(f"self.{binding.key}", ())
+            own += [read for read in bound if self.method_class(read) is binding.scope]
+        return own
 
     def returns(self, function: cst.CSTNode) -> List[cst.BaseExpression]:
         """What ``function`` returns: its ``return`` values, or a lambda's body."""
@@ -614,6 +624,10 @@ class DevicePlacement:
         arguments = self.loader_arguments(call)
         if arguments is None or self.is_provably_off(arguments.get(switch)):
             return None
+        return self.loader_batches(arguments)
+
+    def loader_batches(self, arguments: LoaderArguments) -> Optional[DeviceBatches]:
+        """For a ``DataLoader(...)`` whose batches come out on an accelerator, whatever its options: why, and the layout."""
         dataset = arguments.get("dataset")
         dataset_trace = self.trace(dataset) if dataset is not None else EMPTY
         collate = arguments.get("collate_fn")
@@ -939,13 +953,22 @@ class DevicePlacement:
         """The same-module function (or lambda) ``expr`` evaluates to, the calls that made it, and the names on the way.
 
         Follows ``collate``, ``make_collate(device)`` (what the factory
-        returns, its parameters bound to the call's arguments) and
-        ``functools.partial(collate, device=device)``.
+        returns, its parameters bound to the call's arguments),
+        ``functools.partial(collate, device=device)``, a bound method
+        (``self._collate``) and an instance of a class here whose ``__call__``
+        collates (``Collator(device)``, its ``__init__`` run by that call).
         """
         if depth > MAX_DEPTH:
             return None
         if isinstance(expr, cst.Lambda):
             return expr, inv, ()
+        # Port to trainlint.analysis.names.resolve_callable once it lands: bound methods and __call__.
+        method = self._bound_method(expr)
+        if method is not None:
+            return method.value, inv, (method,)  # type: ignore[return-value]
+        collator = self._callable_instance(expr, inv)
+        if collator is not None:
+            return collator
         if isinstance(expr, cst.Name):
             binding = self.names.resolve(expr)
             if binding is None:
@@ -969,6 +992,27 @@ class DevicePlacement:
             if found is not None:
                 return found[0], found[1], found[2] + (factory,)
         return None
+
+    def _bound_method(self, expr: cst.BaseExpression) -> Optional[Binding]:
+        """The binding of the ``def`` that ``self.name`` names inside a method of the same class."""
+        key = dotted(expr) if isinstance(expr, cst.Attribute) else None
+        cls = self.names.method_class(expr) if key is not None and key.count(".") == 1 else None
+        if cls is None or not key.startswith("self."):
+            return None
+        binding = self.names.class_member(cls, key[len("self.") :])
+        return binding if binding is not None and isinstance(binding.value, cst.FunctionDef) else None
+
+    def _callable_instance(
+        self, expr: cst.BaseExpression, inv: Invocations
+    ) -> Optional[Tuple[cst.CSTNode, Invocations, Tuple[Binding, ...]]]:
+        """``Collator(device)`` for a class here with ``__call__``: that method, run on the instance ``expr`` builds."""
+        definition = self.definition(expr.func) if isinstance(expr, cst.Call) else None
+        if definition is None or not isinstance(definition.value, cst.ClassDef):
+            return None
+        call_method = _method(definition.value, "__call__")
+        if call_method is None:
+            return None
+        return call_method, self._constructed(definition.value, expr, inv), (definition,)  # type: ignore[arg-type]
 
     # -- moves ---------------------------------------------------------------------------
 
@@ -1225,7 +1269,11 @@ class CpuDatasetFix:
 
     def fix(self, batches: DeviceBatches) -> Optional[CstFix]:
         moves = batches.trace.moves
-        if not all(self._exclusive(binding, batches.trace) for binding in batches.trace.through):
+        sharing = self._sharing_loaders(batches)
+        if sharing is None:
+            return None
+        loader_calls = {other.arguments.call for other in sharing}
+        if not all(self._exclusive(binding, batches.trace, loader_calls) for binding in batches.trace.through):
             return None
         replacements: Dict[cst.CSTNode, object] = {}
         for move in moves:
@@ -1234,9 +1282,10 @@ class CpuDatasetFix:
                 return None
             replacements[move.call] = on_cpu
         replacements.update(self._pin_edit(batches))
-        loop_edits = self._loop_edits(batches)
-        if loop_edits is not None:
-            replacements.update(loop_edits)
+        loop_edits = [self._loop_edits(other) for other in sharing]
+        if all(edits is not None for edits in loop_edits):
+            for edits in loop_edits:
+                replacements.update(edits)  # type: ignore[arg-type]
             message = "Keep the dataset on the CPU and move each batch to the device in the training loop"
             return CstFix(message, Applicability.SAFE, replacements)
         target = self._target(moves, batches.arguments.call) or DeviceTarget(None, "device")
@@ -1248,25 +1297,44 @@ class CpuDatasetFix:
 
     # -- removing the moves --------------------------------------------------------------
 
-    def _exclusive(self, binding: Binding, trace: Trace) -> bool:
-        """Nothing but the loader reads the value (reads of its shape or length aside).
+    def _sharing_loaders(self, batches: DeviceBatches) -> Optional[List[DeviceBatches]]:
+        """``batches`` and every other loader here whose batches come from the same moves (a train and a
+        predict loader over one collate method); None when another loader shares only some of them."""
+        removed = {move.call for move in batches.trace.moves}
+        found = [batches]
+        for call in self.facts.nodes(cst.Call):
+            arguments = self.placement.loader_arguments(call) if call is not batches.arguments.call else None
+            other = self.placement.loader_batches(arguments) if arguments is not None else None
+            other_moves = {move.call for move in other.trace.moves} if other is not None else set()
+            if removed & other_moves and other_moves != removed:
+                return None
+            if removed & other_moves:
+                found.append(other)  # type: ignore[arg-type]
+        return found
+
+    def _exclusive(self, binding: Binding, trace: Trace, loader_calls: Set[cst.Call]) -> bool:
+        """Nothing but the loaders that share these moves reads the value (reads of its shape or length aside).
 
         For one target of an unpacking (``train_ds, val_ds = random_split(ds, ...)``),
         the other targets that do not feed the loader must not be read when
         their value comes from the same moves: those moves are about to go.
         """
-        if self._reads(binding) > 1:
+        if self._reads(binding, loader_calls) > 1:
             return False
         removed = {move.call for move in trace.moves}
         return not any(
-            self._reads(sibling) and removed & {move.call for move in self.placement.binding_trace(sibling).moves}
+            self._reads(sibling, loader_calls)
+            and removed & {move.call for move in self.placement.binding_trace(sibling).moves}
             for sibling in self.names.bindings_of_value(binding.value)
             if binding.element and sibling not in trace.through
         )
 
-    def _reads(self, binding: Binding) -> int:
-        """How many uses read the value held by ``binding`` (reads of its shape or length aside)."""
-        return sum(1 for read in self.names.reads_of(binding) if not self._placement_free(read))
+    def _reads(self, binding: Binding, loader_calls: Set[cst.Call]) -> int:
+        """How many uses read the value held by ``binding`` (reads of its shape or length aside); the reads
+        in the arguments of the loaders that share the moves count as one, as their loops get the fix."""
+        reads = [read for read in self.names.reads_of(binding) if not self._placement_free(read)]
+        by_loaders = [read for read in reads if any(a in loader_calls for a in self.facts.ancestors(read))]
+        return len(reads) - len(by_loaders) + min(1, len(by_loaders))
 
     def _placement_free(self, read: cst.CSTNode) -> bool:
         """A read of a size, which moving the data does not change: ``X.shape``, ``len(X)``, ``len(loader.dataset)``."""
@@ -1511,7 +1579,11 @@ class CpuDatasetFix:
             names = [e.value for e in batch.elements]
             if len(names) != len(layout.resident) or not all(isinstance(n, cst.Name) for n in names):
                 return None
-            todo = [n.value for n, resident in zip(names, layout.resident) if resident and (n.value, None) not in moved]
+            todo = [
+                n.value
+                for n, resident in zip(names, layout.resident)
+                if resident and n.value != "_" and (n.value, None) not in moved  # ``_`` is never read
+            ]
             return [f"{name} = {name}{transfer}" for name in todo]
         if not isinstance(batch, cst.Name):
             return None
