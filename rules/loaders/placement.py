@@ -1175,21 +1175,32 @@ class DevicePlacement:
         if isinstance(expr, (cst.Tuple, cst.List)):
             if any(isinstance(e, cst.StarredElement) for e in expr.elements):
                 return None
-            return SequenceBatch(tuple(bool(self.trace(e.value, inv)) for e in expr.elements))
+            resident = [self._resident_tensor(e.value, inv, depth) for e in expr.elements]
+            return None if None in resident else SequenceBatch(tuple(resident))  # type: ignore[arg-type]
         if isinstance(expr, cst.Dict):
             keys = [_string_value(e.key) if isinstance(e, cst.DictElement) else None for e in expr.elements]
             if any(key is None for key in keys):
                 return None
-            resident = [key for key, e in zip(keys, expr.elements) if self.trace(e.value, inv)]
-            return MappingBatch(tuple(resident), complete=len(resident) == len(keys))
+            flags = [self._resident_tensor(e.value, inv, depth) for e in expr.elements]
+            if None in flags:
+                return None
+            resident = [key for key, flag in zip(keys, flags) if flag]
+            return MappingBatch(tuple(resident), complete=len(resident) == len(keys))  # type: ignore[arg-type]
         if isinstance(expr, cst.DictComp):
-            return MappingBatch((), complete=True) if self.trace(expr.value, inv) else None
+            return MappingBatch((), complete=True) if self._resident_tensor(expr.value, inv, depth) else None
         if isinstance(expr, cst.Name):
             values = [self.binding_value(b, inv) for b in self.names.values(expr)]
             if len(values) == 1 and values[0] is not None:
                 return self._value_layout(values[0], inv, depth + 1)
             return None
         return TensorBatch() if self._is_tensor(expr, inv, depth + 1) else None
+
+    def _resident_tensor(self, expr: cst.BaseExpression, inv: Invocations, depth: int) -> Optional[bool]:
+        """True for an accelerator tensor, False for a part never moved, None for a moved part that is not
+        shown to be a tensor (a list of moved tensors): the fix must not call ``.to`` on it."""
+        if not self.trace(expr, inv):
+            return False
+        return True if self._is_tensor(expr, inv, depth + 1) else None
 
     def _is_tensor(self, expr: cst.BaseExpression, inv: Invocations, depth: int) -> bool:
         """An accelerator tensor for sure: a move, or indexing/converting one (not a tuple of them)."""
@@ -1289,11 +1300,12 @@ class CpuDatasetFix:
             message = "Keep the dataset on the CPU and move each batch to the device in the training loop"
             return CstFix(message, Applicability.SAFE, replacements)
         target = self._target(moves, batches.arguments.call) or DeviceTarget(None, "device")
-        message = (
-            f"Keep the dataset on the CPU; then move each batch where {self._loader_name(batches)} is iterated "
-            f"(`x = x{target.transfer()}`), which this fix does not find in this module"
-        )
-        return CstFix(message, Applicability.UNSAFE, replacements)
+        where = f"where {self._loader_name(batches)} is iterated (`x = x{target.transfer()}`)"
+        if any(other.layout is None and self._consumers(other.arguments.call) for other in sharing):
+            reason = "this fix cannot tell which parts of a batch are tensors"
+        else:
+            reason = "this fix finds no such loop in this module"
+        return CstFix(f"Keep the dataset on the CPU; then move each batch {where}: {reason}", Applicability.UNSAFE, replacements)
 
     # -- removing the moves --------------------------------------------------------------
 
@@ -1416,13 +1428,17 @@ class CpuDatasetFix:
         )
 
     def _is_torch_device(self, device: cst.BaseExpression) -> bool:
-        """A name bound only to ``torch.device(...)``, so that ``.type`` works on it."""
+        """A name bound only to ``torch.device(...)`` or a parameter annotated ``torch.device``: ``.type`` works on it."""
         if not isinstance(device, (cst.Name, cst.Attribute)):
             return False
         values = [b.value for b in self.names.values(device)]
-        return bool(values) and all(
-            isinstance(v, cst.Call) and self.facts.qualified_name(v.func) == "torch.device" for v in values
-        )
+        return bool(values) and all(self._makes_torch_device(v) for v in values)
+
+    def _makes_torch_device(self, value: BoundValue) -> bool:
+        if isinstance(value, cst.Param):
+            annotation = value.annotation.annotation if value.annotation is not None else None
+            return annotation is not None and self.facts.qualified_name(annotation) == "torch.device"
+        return isinstance(value, cst.Call) and self.facts.qualified_name(value.func) == "torch.device"
 
     # -- where the device expression is valid --------------------------------------------
 

@@ -73,8 +73,12 @@ class PinMemoryDeviceTensors(Rule):
     collate method, pinned or not) get the same transfer in their loops. It is
     safe when every use of those loaders is such a loop in the same module (also
     through one function call, `train_epoch(model, loader, device)`), so the
-    batches reach the same device as before. Otherwise it is unsafe and its
-    message says where the transfer must go. No fix is offered when a moved
+    batches reach the same device as before. The loop only calls `.to` on a
+    batch part shown to be a tensor; where a moved part is something else (a
+    list of moved tensors, which collates to a list), or a loop is not in
+    sight, the fix is unsafe and its message says where the transfer must go.
+    The pinning condition reads `device.type` where `device` is known to be a
+    `torch.device`, else `torch.device(device).type`. No fix is offered when a moved
     tensor, the Dataset class, or another split of the same data
     (`train, val = random_split(...)`) also serves other code, which would
     then receive CPU tensors.
