@@ -470,3 +470,39 @@ def test_a_batch_filtered_to_its_tensors_keeps_the_index_and_drops_the_text() ->
     assert len(found) == 1 and "'idx'" in found[0] and "'sentence'" not in found[0]
     unfiltered = messages(source.replace(" if isinstance(v, torch.Tensor)", ""))
     assert len(unfiltered) == 1 and "'sentence'" in unfiltered[0]
+
+
+@pytest.mark.parametrize(
+    "paths, reported",
+    [
+        ('sorted(glob.glob(os.path.join(root, "*.png")))', True),
+        ("os.listdir(root)", True),
+        ('[os.path.join(root, name) for name in names]', True),
+        ("load_index(root)", False),
+        ("[Path(root) / name for name in names]", False),
+    ],
+    ids=["sorted-glob", "listdir", "joined-names", "unknown-helper", "path-objects"],
+)
+def test_an_item_read_from_a_list_of_file_names_is_a_file_path(paths: str, reported: bool) -> None:
+    source = f"""
+import glob
+import os
+from pathlib import Path
+from torch.utils.data import DataLoader, Dataset
+
+class Images(Dataset):
+    def __init__(self, root, names):
+        self.paths = {paths}
+
+    def __getitem__(self, idx):
+        item = load(self.paths[idx])
+        item["path"] = self.paths[idx]
+        return item
+
+def train(model, root, names):
+    for batch in DataLoader(Images(root, names), batch_size=8):
+        model(**batch).loss.backward()
+"""
+    found = messages(source)
+    assert len(found) == int(reported)
+    assert not reported or "'path' (a file path, from Images.__getitem__)" in found[0]

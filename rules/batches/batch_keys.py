@@ -94,6 +94,8 @@ HUB_COLUMNS: Dict[Tuple[str, Optional[str]], Dict[str, Optional[str]]] = {
     ("ag_news", None): {"text": _TEXT, "label": _LABEL},
 }
 TEXT_REASONS = frozenset({"a string", "a file path", "raw text for the tokenizer", _TEXT})
+# Standard-library calls that return lists of file names (strings).
+FILE_NAME_LISTS = frozenset({"glob.glob", "os.listdir"})
 
 
 class KeyOrigin(NamedTuple):
@@ -398,9 +400,31 @@ class BatchKeys:
         for value in _function_returns(getitem):
             built = value.value if isinstance(value, cst.Name) else None  # ``item = {...}; ...; return item``
             entries = _dict_built_in(getitem, built) if built else _dict_entries(value)
-            keys = {key: _origin(where, item, index) for key, item in entries or []}
+            keys = {key: self._element_origin(where, item, index) for key, item in entries or []}
             maps.append(self._without_removed_keys(built, keys) if built else keys)
         return _intersect(maps) or {}
+
+    def _element_origin(self, where: str, value: cst.BaseExpression, index: str) -> KeyOrigin:
+        """As :func:`_origin`; also ``self.paths[idx]`` where every ``self.paths = ...`` lists file names."""
+        origin = _origin(where, value, index)
+        if origin.not_a_model_input or not isinstance(value, cst.Subscript):
+            return origin
+        name = dotted(value.value) or ""
+        bindings = self._bindings(name, value) if name.startswith("self.") else []
+        if bindings and all(b.kind == "value" and self._lists_file_names(b.node) for b in bindings):  # type: ignore[arg-type]
+            return _origin_of_reason(where, "a file path")
+        return origin
+
+    def _lists_file_names(self, value: cst.BaseExpression) -> bool:
+        """``glob.glob(...)``, ``os.listdir(...)``, ``sorted(...)``/``list(...)`` of one, ``[os.path.join(...) for ...]``."""
+        if isinstance(value, cst.ListComp):
+            return isinstance(value.elt, cst.Call) and self.facts.qualified_name(value.elt.func) == "os.path.join"
+        if not isinstance(value, cst.Call):
+            return False
+        if self.facts.qualified_name(value.func) in FILE_NAME_LISTS:
+            return True
+        wrapped = isinstance(value.func, cst.Name) and value.func.value in ("sorted", "list") and len(value.args) >= 1
+        return wrapped and self._lists_file_names(value.args[0].value)
 
     # ----- Hugging Face datasets ------------------------------------------------
 

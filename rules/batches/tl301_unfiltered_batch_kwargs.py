@@ -64,7 +64,8 @@ class UnfilteredBatchKwargs(Rule):
     key the model's `forward` does not take.
 
     The evidence is one of: a Dataset defined in the module whose
-    `__getitem__` adds `idx`, raw text or a path (in the dict it returns, or with
+    `__getitem__` adds `idx`, raw text or a path (`os.path.join(...)`, or an
+    element of a list from `glob.glob`/`os.listdir`) (in the dict it returns, or with
     `item["idx"] = idx` after building the item any way; kept by the default
     collate or by a collate that copies every key), a model class defined in the
     module (also inside DataParallel or `torch.compile`) whose `forward` lacks a
