@@ -306,3 +306,28 @@ def test_a_collate_method_shared_with_a_loader_used_elsewhere_gets_no_safe_fix()
     assert _only_fix(body.replace("self.model(x)", "self.model(x.to(self.device))")).applicability is Applicability.UNSAFE
     alone = body.replace("return DataLoader(data, batch_size=4, collate_fn=self._collate)", "return None")
     assert _only_fix(alone).applicability is Applicability.SAFE
+
+
+GATHER = """
+class Gather:
+    def __init__(self, device=None):
+        self.device = device
+
+    def __call__(self, batch):
+        columns = [[] for _ in batch[0]]
+        for sample in batch:
+            for i, value in enumerate(sample):
+                columns[i].append(MOVED)
+        return tuple(torch.stack(column) for column in columns)
+
+def run(ds, device, model):
+    loader = DataLoader(ds, batch_size=4, collate_fn=Gather(device), pin_memory=True)
+    for x, y in loader:
+        model(x, y).backward()
+"""
+
+
+def test_a_collate_that_appends_moved_tensors_to_the_lists_it_returns_is_reported() -> None:
+    assert _findings(GATHER.replace("MOVED", "value if self.device is None else value.to(self.device)")) == [(14, "TL101")]
+    assert _findings(GATHER.replace("MOVED", "value")) == []
+    assert _findings(GATHER.replace("MOVED", 'value.to("cpu")')) == []

@@ -76,6 +76,7 @@ COMBINING_FUNCTIONS = frozenset(
     f"torch.{name}" for name in ("stack", "cat", "concat", "concatenate", "hstack", "vstack", "as_tensor")
 )
 CONTAINER_BUILTINS = frozenset({"tuple", "list", "dict"})
+LIST_GROWERS = frozenset({"append", "extend", "insert"})  # list methods that add their arguments
 START_METHOD_SETTERS = frozenset({"multiprocessing.set_start_method", "torch.multiprocessing.set_start_method"})
 CUDA_TENSOR_TYPE = re.compile(r"torch\.cuda\.[A-Z][a-z]*Tensor")
 # Tensor methods and attributes whose result stays on the tensor's device.
@@ -871,10 +872,45 @@ class DevicePlacement:
     def _trace_name(self, expr: cst.BaseExpression, inv: Invocations) -> Trace:
         if isinstance(expr, cst.Attribute) and expr.attr.value in PRESERVING_ATTRIBUTES:
             return self.trace(expr.value, inv)
+        iterated = self._comprehension_source(expr) if isinstance(expr, cst.Name) else None
+        if iterated is not None:  # ``column`` in ``(torch.stack(column) for column in columns)``
+            return self.trace(iterated, inv)
         total = EMPTY
         for binding in self.names.values(expr):
-            total = total + self.binding_trace(binding, inv)
+            total = total + self.binding_trace(binding, inv) + self._appended_trace(binding, expr, inv)
         return total
+
+    def _comprehension_source(self, name: cst.Name) -> Optional[cst.BaseExpression]:
+        """The iterable of the enclosing comprehension clause whose plain target is ``name``."""
+        for ancestor in self.facts.ancestors(name):
+            if isinstance(ancestor, COMPREHENSIONS):
+                clause: Optional[cst.CompFor] = ancestor.for_in
+                while clause is not None:
+                    if isinstance(clause.target, cst.Name) and clause.target.value == name.value:
+                        return clause.iter
+                    clause = clause.inner_for_in
+            elif isinstance(ancestor, SCOPES):
+                return None
+        return None
+
+    def _appended_trace(self, binding: Binding, use: cst.BaseExpression, inv: Invocations) -> Trace:
+        """What was appended to the list ``binding`` holds before ``use``: ``xs.append(x.to(d))``,
+        ``columns[i].append(...)``, ``xs.extend(...)`` (a collate building its batch part by part)."""
+        total = EMPTY
+        for read in self.names.reads_of(binding):
+            holder = self.facts.parent(read)
+            while isinstance(holder, cst.Subscript) and holder.value is read:  # ``columns[i]``
+                read, holder = holder, self.facts.parent(holder)
+            call = self.facts.parent(holder)
+            if (
+                isinstance(holder, cst.Attribute)
+                and holder.value is read
+                and holder.attr.value in LIST_GROWERS
+                and isinstance(call, cst.Call)
+                and self.names.before(call, use)
+            ):
+                total = total + _sum(self.trace(arg.value, inv) for arg in call.args)
+        return total.via(binding)
 
     def binding_trace(self, binding: Binding, inv: Invocations = ()) -> Trace:
         """The moves the value held by ``binding`` comes from; for ``a, b = f()`` only those of ``b``'s element."""
