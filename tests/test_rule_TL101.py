@@ -331,3 +331,24 @@ def test_a_collate_that_appends_moved_tensors_to_the_lists_it_returns_is_reporte
     assert _findings(GATHER.replace("MOVED", "value if self.device is None else value.to(self.device)")) == [(14, "TL101")]
     assert _findings(GATHER.replace("MOVED", "value")) == []
     assert _findings(GATHER.replace("MOVED", 'value.to("cpu")')) == []
+
+
+def test_a_staged_dataset_shared_by_a_train_and_an_eval_loader_is_fixed_in_both_loops() -> None:
+    body = """
+    def main(X, y, model, device):
+        X_t, y_t = X.to(device), y.to(device)
+        dataset = TensorDataset(X_t, y_t)
+        train_loader = DataLoader(dataset, batch_size=32, pin_memory=True)
+        eval_loader = DataLoader(dataset, batch_size=64)
+        for xb, yb in train_loader:
+            model(xb, yb).backward()
+        with torch.no_grad():
+            for xb, yb in eval_loader:
+                model(xb, yb)
+    """
+    assert _findings(body) == [(5, "TL101")]
+    assert _only_fix(body).applicability is Applicability.SAFE
+    fixed = _fixed(body)
+    assert fixed.count("xb = xb.to(device, non_blocking=True)") == 2 and "X_t, y_t = X, y" in fixed
+    outside = body + "    return eval_loader\n"
+    assert _only_fix(outside).applicability is Applicability.UNSAFE

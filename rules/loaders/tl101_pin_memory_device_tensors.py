@@ -22,7 +22,8 @@ class PinMemoryDeviceTensors(Rule):
     the same module), or when its `collate_fn` moves the batch (directly,
     through a `make_collate(device)` factory or `functools.partial`, as a bound
     method `self._collate`, or as an instance of a class here whose `__call__`
-    moves it, `collate_fn=Collator(device)`).
+    moves it, `collate_fn=Collator(device)`; also when the moved tensors are
+    appended to the lists it returns).
 
     Silent for: a device that is provably the CPU (`"cpu"`, `torch.device("cpu")`),
     `.to("cpu")`, tensors made on another tensor's device (`device=x.device`,
