@@ -506,3 +506,37 @@ def train(model, root, names):
     found = messages(source)
     assert len(found) == int(reported)
     assert not reported or "'path' (a file path, from Images.__getitem__)" in found[0]
+
+
+GLUE_WITH_COLLATOR = """
+import torch
+from datasets import load_dataset
+from torch.utils.data import DataLoader
+from transformers import AutoModelForSequenceClassification, DataCollatorWithPadding, default_data_collator
+
+def tokenize(batch):
+    return tokenizer(batch["sentence"], truncation=True)
+
+def train(device):
+    tokenized = load_dataset("glue", "sst2").map(tokenize, batched=True, remove_columns=["sentence"])
+    collator = COLLATOR
+    loader = DataLoader(tokenized["train"], batch_size=32, collate_fn=collator)
+    model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased", num_labels=2).to(device)
+    for batch in loader:
+        batch = {k: v.to(device) for k, v in batch.items()}
+        model(**batch).loss.backward()
+"""
+
+
+@pytest.mark.parametrize("collator", ["DataCollatorWithPadding(tokenizer=tokenizer)", "default_data_collator"])
+def test_a_transformers_collator_keeps_the_index_of_a_glue_row(collator: str) -> None:
+    source = GLUE_WITH_COLLATOR.replace("COLLATOR", collator)
+    found = messages(source)
+    assert len(found) == 1 and "'idx' (the row index, from load_dataset(\"glue\", \"sst2\"))" in found[0]
+    assert "'labels'" not in found[0] and "'label'" not in found[0]
+    assert not messages(source.replace('remove_columns=["sentence"]', 'remove_columns=["sentence", "idx"]'))
+
+
+def test_a_padding_collator_over_raw_text_fails_before_the_model_and_is_left_alone() -> None:
+    source = GLUE_WITH_COLLATOR.replace("COLLATOR", "DataCollatorWithPadding(tokenizer)")
+    assert not messages(source.replace(', remove_columns=["sentence"]', ""))

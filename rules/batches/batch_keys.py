@@ -22,8 +22,9 @@ Where keys come from:
   built in this module carries;
 - a Hugging Face ``datasets`` chain: the columns of a well-known hub data set
   (``HUB_COLUMNS``) and those a ``.map`` function reads stay unless
-  ``remove_columns``, ``select_columns`` or ``set_format(columns=...)`` narrows
-  them;
+  ``remove_columns`` names them, or ``select_columns`` or
+  ``set_format(columns=...)`` narrows them; transformers' pass-through
+  collators (``PASS_THROUGH_COLLATORS``) keep the keys that are not strings;
 - ``accelerator.prepare(...)``, which gives back each loader and model it gets;
 - ``{k: v for k, v in batch.items() if isinstance(v, torch.Tensor)}``: the keys
   known not to hold strings;
@@ -94,6 +95,11 @@ HUB_COLUMNS: Dict[Tuple[str, Optional[str]], Dict[str, Optional[str]]] = {
     ("ag_news", None): {"text": _TEXT, "label": _LABEL},
 }
 TEXT_REASONS = frozenset({"a string", "a file path", "raw text for the tokenizer", _TEXT})
+# transformers collators that keep every feature key and pass ``label`` on as ``labels``
+# (transformers/data/data_collator.py): default_data_collator leaves strings out, DataCollatorWithPadding
+# hands them to ``tokenizer.pad``, which fails on them before the model is called. Justified by
+# tests/test_rule_TL301.py::test_a_transformers_collator_keeps_the_index_of_a_glue_row.
+PASS_THROUGH_COLLATORS = frozenset({"default_data_collator", "DataCollatorWithPadding"})
 # Standard-library calls that return lists of file names (strings).
 FILE_NAME_LISTS = frozenset({"glob.glob", "os.listdir"})
 
@@ -334,8 +340,24 @@ class BatchKeys:
         items = self._dataset_keys(dataset, visiting) if dataset is not None else {}
         if collate is None or self.facts.qualified_name(collate) in DEFAULT_COLLATES:
             return items
+        library = self._library_collator(collate)
+        if library is not None:
+            return _passed_through(items or {}, library)
         function = self._function_named(collate)
         return self._collate_keys(function, items or {}) if function is not None else {}
+
+    def _library_collator(self, collate: cst.BaseExpression) -> Optional[str]:
+        """The name in :data:`PASS_THROUGH_COLLATORS` of ``collate``: the function, an instance built in the
+        argument, or a name bound only to one of those."""
+        if isinstance(collate, cst.Name):
+            bindings = self._bindings(collate.value, collate)
+            if len(bindings) == 1 and bindings[0].kind == "value":
+                collate = bindings[0].node  # type: ignore[assignment]
+        if isinstance(collate, cst.Call):
+            collate = collate.func
+        qualified = self.facts.qualified_name(collate) or ""
+        name = qualified.rsplit(".", 1)[-1]
+        return name if qualified.startswith("transformers.") and name in PASS_THROUGH_COLLATORS else None
 
     def _collate_keys(self, function: cst.FunctionDef, items: KeyMap) -> KeyMap:
         """All item keys for a collate that copies every key, else the keys of the dict it returns."""
@@ -456,12 +478,13 @@ class BatchKeys:
                 return {}
             keys = self._dataset_keys(source, visiting) or {}  # renaming its own name's columns: no bound kept
             return {names[1] if key == names[0] else key: origin for key, origin in keys.items()}  # type: ignore[misc]
-        if method == "map" and call.args and _keyword_argument(call, "remove_columns") is None:
+        removed = _removed_columns(call) if method == "map" else None
+        if removed is not None and call.args:
             columns = dict(self._dataset_keys(source, visiting) or {})
             for column, origin in self._columns_read(call.args[0].value).items():
                 if origin.not_a_model_input or column not in columns:  # the tokenizer call says more than a table
                     columns[column] = origin
-            return columns
+            return {column: origin for column, origin in columns.items() if column not in removed}
         return {}
 
     def _columns_read(self, function: cst.BaseExpression) -> KeyMap:
@@ -905,6 +928,29 @@ def _collated_keys(value: cst.Dict, where: str, items: KeyMap) -> KeyMap:
         source = items.get(read.keys[0]) if len(set(read.keys)) == 1 else None
         keys[key] = source._replace(where=where) if source else _origin(where, item, None)
     return keys
+
+
+def _removed_columns(call: cst.Call) -> Optional[FrozenSet[str]]:
+    """The columns ``map(..., remove_columns=...)`` removes: none without it, the literal names given;
+    None when they cannot be read (``remove_columns=ds.column_names`` may remove every column)."""
+    removed = _keyword_argument(call, "remove_columns")
+    if removed is None:
+        return frozenset()
+    names = [removed] if isinstance(removed, cst.SimpleString) else None
+    if isinstance(removed, (cst.List, cst.Tuple)):
+        names = [element.value for element in removed.elements]
+    texts = [_string_value(name) for name in names or ()]
+    return frozenset(texts) if names is not None and None not in texts else None  # type: ignore[arg-type]
+
+
+def _passed_through(items: KeyMap, collator: str) -> Bound:
+    """The keys a transformers collator hands on: those known not to be strings, ``label`` as ``labels``.
+
+    Where a string key is known to remain, ``DataCollatorWithPadding`` fails in the tokenizer first: no keys.
+    """
+    if collator == "DataCollatorWithPadding" and any(origin.text for origin in items.values()):
+        return {}
+    return {"labels" if key == "label" else key: origin for key, origin in items.items() if origin.text is False}
 
 
 def _hub_columns(call: cst.Call) -> KeyMap:
