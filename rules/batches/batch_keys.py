@@ -601,7 +601,7 @@ class BatchKeys:
             return None
         node = use
         for block in self.facts.ancestors(use):
-            if isinstance(block, cst.FunctionDef):  # the scope's own body was the last block
+            if isinstance(block, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):  # runs later, or its own scope
                 return None
             if isinstance(block, (cst.IndentedBlock, cst.Module)):
                 statement = next(s for s in block.body if s is node)
