@@ -540,3 +540,38 @@ def test_a_transformers_collator_keeps_the_index_of_a_glue_row(collator: str) ->
 def test_a_padding_collator_over_raw_text_fails_before_the_model_and_is_left_alone() -> None:
     source = GLUE_WITH_COLLATOR.replace("COLLATOR", "DataCollatorWithPadding(tokenizer)")
     assert not messages(source.replace(', remove_columns=["sentence"]', ""))
+
+
+PAD_COLLATE = """
+import torch
+from datasets import load_dataset
+from torch.utils.data import DataLoader
+from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+def train(device):
+    tokenizer = AutoTokenizer.from_pretrained("bert-base-cased")
+
+    def tokenize_function(examples):
+        return tokenizer(examples["sentence1"], examples["sentence2"], truncation=True)
+
+    datasets = load_dataset("nyu-mll/glue", "mrpc")
+    tokenized = datasets.map(tokenize_function, batched=True, remove_columns=REMOVED)
+    tokenized = tokenized.rename_column("label", "labels")
+
+    def collate_fn(examples):
+        return tokenizer.pad(examples, padding="longest", return_tensors="pt")
+
+    loader = DataLoader(tokenized["train"], shuffle=True, collate_fn=collate_fn, batch_size=16)
+    model = AutoModelForSequenceClassification.from_pretrained("bert-base-cased").to(device)
+    for batch in loader:
+        batch = {k: v.to(device) for k, v in batch.items()}
+        model(**batch).loss.backward()
+"""
+
+
+def test_a_collate_returning_tokenizer_pad_keeps_the_index() -> None:
+    kept = PAD_COLLATE.replace("REMOVED", '["sentence1", "sentence2"]')
+    found = messages(kept)
+    assert len(found) == 1 and "'idx' (the row index" in found[0] and "'labels'" not in found[0]
+    assert not messages(PAD_COLLATE.replace("REMOVED", '["idx", "sentence1", "sentence2"]'))
+    assert not messages(kept.replace("tokenizer.pad(examples,", "pad_batch(examples,"))

@@ -24,7 +24,8 @@ Where keys come from:
   (``HUB_COLUMNS``) and those a ``.map`` function reads stay unless
   ``remove_columns`` names them, or ``select_columns`` or
   ``set_format(columns=...)`` narrows them; transformers' pass-through
-  collators (``PASS_THROUGH_COLLATORS``) keep the keys that are not strings;
+  collators (``PASS_THROUGH_COLLATORS``) and a collate returning
+  ``tokenizer.pad(items, ...)`` keep the keys that are not strings;
 - ``accelerator.prepare(...)``, which gives back each loader and model it gets;
 - ``{k: v for k, v in batch.items() if isinstance(v, torch.Tensor)}``: the keys
   known not to hold strings;
@@ -362,6 +363,8 @@ class BatchKeys:
     def _collate_keys(self, function: cst.FunctionDef, items: KeyMap) -> KeyMap:
         """All item keys for a collate that copies every key, else the keys of the dict it returns."""
         returns = _function_returns(function)
+        if self._pads_with_tokenizer(function, returns):
+            return _passed_through(items, "pad") or {}
         if self._copies_every_key(function):
             for name in filter(None, map(dotted, returns)):
                 items = self._without_removed_keys(name, items) or {}
@@ -370,6 +373,41 @@ class BatchKeys:
             return {}
         where = f"{function.name.value}()"
         return _intersect(_collated_keys(value, where, items) for value in returns) or {}  # type: ignore[arg-type]
+
+    def _pads_with_tokenizer(self, function: cst.FunctionDef, returns: List[cst.BaseExpression]) -> bool:
+        """``return tokenizer.pad(items, ...)``: a tokenizer's ``pad`` keeps every key of the features."""
+        parameters = self._data_parameters(function)
+        if not parameters or not returns:
+            return False
+        items = parameters[0].name.value
+        return all(
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value == "pad"
+            and bool(value.args)
+            and value.args[0].keyword is None
+            and dotted(value.args[0].value) == items
+            and self._is_tokenizer(value.func.value)
+            for value in returns
+        )
+
+    def _is_tokenizer(self, receiver: cst.BaseExpression) -> bool:
+        """Bound to ``<...Tokenizer...>.from_pretrained(...)``; where no binding is in sight (one in an enclosing
+        function, which this lookup does not see: port to trainlint.analysis.names), named like a tokenizer."""
+        name = dotted(receiver)
+        if name is None:
+            return False
+        bindings = self._bindings(name, receiver)
+        if not bindings:
+            return bool(TOKENIZER_NAME.search(name.rsplit(".", 1)[-1]))
+        return all(
+            binding.kind == "value"
+            and isinstance(binding.node, cst.Call)
+            and isinstance(binding.node.func, cst.Attribute)
+            and binding.node.func.attr.value == "from_pretrained"
+            and "Tokenizer" in (dotted(binding.node.func.value) or "")
+            for binding in bindings
+        )
 
     def _copies_every_key(self, function: cst.FunctionDef) -> bool:
         """``default_collate(items)``, ``{k: ... for k in items[0]}``, or ``for k in items[0]: batch[k] = ...``."""
@@ -944,13 +982,16 @@ def _removed_columns(call: cst.Call) -> Optional[FrozenSet[str]]:
 
 
 def _passed_through(items: KeyMap, collator: str) -> Bound:
-    """The keys a transformers collator hands on: those known not to be strings, ``label`` as ``labels``.
+    """The keys a transformers collator (or a tokenizer's ``pad``) hands on: those known not to be strings;
+    the collators pass ``label`` on as ``labels``, ``pad`` keeps its name.
 
-    Where a string key is known to remain, ``DataCollatorWithPadding`` fails in the tokenizer first: no keys.
+    Where a string key is known to remain, ``DataCollatorWithPadding`` and ``pad`` fail in the tokenizer
+    before the model is called: no keys.
     """
-    if collator == "DataCollatorWithPadding" and any(origin.text for origin in items.values()):
+    if collator in ("DataCollatorWithPadding", "pad") and any(origin.text for origin in items.values()):
         return {}
-    return {"labels" if key == "label" else key: origin for key, origin in items.items() if origin.text is False}
+    renamed = {"label": "labels"} if collator != "pad" else {}
+    return {renamed.get(key, key): origin for key, origin in items.items() if origin.text is False}
 
 
 def _hub_columns(call: cst.Call) -> KeyMap:
@@ -964,7 +1005,7 @@ def _hub_columns(call: cst.Call) -> KeyMap:
         return {}
     columns = HUB_COLUMNS.get((path_text.rsplit("/", 1)[-1], name_text))
     where = f'load_dataset("{path_text}"' + (f', "{name_text}")' if name_text else ")")
-    return {column: _origin_of_reason(where, reason) for column, reason in (columns or {}).items()}
+    return {column: KeyOrigin(where, reason, reason == _TEXT) for column, reason in (columns or {}).items()}
 
 
 def _origin(where: str, value: cst.BaseExpression, index: Optional[str]) -> KeyOrigin:

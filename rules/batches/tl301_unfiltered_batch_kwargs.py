@@ -74,7 +74,8 @@ class UnfilteredBatchKwargs(Rule):
     well-known hub data set (the GLUE tasks keep `idx`; `imdb`, `ag_news` and
     `rotten_tomatoes` keep `text`) that `remove_columns=[...]` does not name;
     also through transformers' `default_data_collator` and
-    `DataCollatorWithPadding`, which keep every non-string key. When the model's class is not in sight (a
+    `DataCollatorWithPadding`, or a collate here returning
+    `tokenizer.pad(examples, ...)`, which keep every non-string key. When the model's class is not in sight (a
     `model` parameter, `from_pretrained`), only keys that are no model input at
     all are reported (the item's index, strings, paths), and the message says so.
     The batch may come from a loader loop (also `enumerate(loader)`,
