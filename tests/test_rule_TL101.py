@@ -249,3 +249,106 @@ def test_sizes_read_off_the_loader_keep_the_fix_safe() -> None:
         print(total / len(loader.dataset), len(loader.sampler))
     """
     assert _only_fix(body).applicability is Applicability.SAFE
+
+
+PAIRS = """
+class Pairs(Dataset):
+    def __init__(self, xs, ys, device):
+        self.xs, self.ys, self.device = xs, ys, device
+
+    def __getitem__(self, i):
+        return self.xs[i].to(self.device), PARTS
+
+def main(xs, ys, model, device: torch.device):
+    loader = DataLoader(Pairs(xs, ys, device), batch_size=4, pin_memory=True)
+    for x, parts in loader:
+        model(x, parts).backward()
+"""
+
+
+def test_no_tensor_method_on_a_batch_part_not_shown_to_be_a_tensor() -> None:
+    """A list of moved tensors collates to a list: ``parts.to(...)`` would raise AttributeError."""
+    listed = PAIRS.replace("PARTS", "[t.to(self.device) for t in self.ys[i]]")
+    fix = _only_fix(listed)
+    assert fix.applicability is Applicability.UNSAFE and "cannot tell which parts of a batch are tensors" in fix.message
+    assert "parts.to(" not in _fixed(listed)
+    stacked = PAIRS.replace("PARTS", "torch.stack([t.to(self.device) for t in self.ys[i]])")
+    assert _only_fix(stacked).applicability is Applicability.SAFE
+    assert "parts = parts.to(device, non_blocking=True)" in _fixed(stacked)
+
+
+def test_pinning_condition_uses_the_device_as_it_is_when_annotated_torch_device() -> None:
+    fixed = _fixed(PAIRS.replace("PARTS", "self.ys[i].to(self.device)"))
+    assert 'pin_memory=device.type == "cuda"' in fixed
+    untyped = _fixed(PAIRS.replace("PARTS", "self.ys[i].to(self.device)").replace("device: torch.device", "device"))
+    assert 'pin_memory=torch.device(device).type == "cuda"' in untyped
+
+
+def test_a_collate_method_shared_with_a_loader_used_elsewhere_gets_no_safe_fix() -> None:
+    body = """
+    class Forecaster:
+        def __init__(self, device):
+            self.device = device
+
+        def _collate(self, samples):
+            return torch.stack(samples).to(self.device)
+
+        def fit(self, data):
+            loader = DataLoader(data, batch_size=4, pin_memory=True, collate_fn=self._collate)
+            for x in loader:
+                self.model(x).backward()
+
+        def predict_loader(self, data):
+            return DataLoader(data, batch_size=4, collate_fn=self._collate)
+    """
+    fix = _only_fix(body)
+    assert fix.applicability is Applicability.UNSAFE and "finds no such loop in this module" in fix.message
+    assert _only_fix(body.replace("self.model(x)", "self.model(x.to(self.device))")).applicability is Applicability.UNSAFE
+    alone = body.replace("return DataLoader(data, batch_size=4, collate_fn=self._collate)", "return None")
+    assert _only_fix(alone).applicability is Applicability.SAFE
+
+
+GATHER = """
+class Gather:
+    def __init__(self, device=None):
+        self.device = device
+
+    def __call__(self, batch):
+        columns = [[] for _ in batch[0]]
+        for sample in batch:
+            for i, value in enumerate(sample):
+                columns[i].append(MOVED)
+        return tuple(torch.stack(column) for column in columns)
+
+def run(ds, device, model):
+    loader = DataLoader(ds, batch_size=4, collate_fn=Gather(device), pin_memory=True)
+    for x, y in loader:
+        model(x, y).backward()
+"""
+
+
+def test_a_collate_that_appends_moved_tensors_to_the_lists_it_returns_is_reported() -> None:
+    assert _findings(GATHER.replace("MOVED", "value if self.device is None else value.to(self.device)")) == [(14, "TL101")]
+    assert _findings(GATHER.replace("MOVED", "value")) == []
+    assert _findings(GATHER.replace("MOVED", 'value.to("cpu")')) == []
+
+
+def test_a_staged_dataset_shared_by_a_train_and_an_eval_loader_is_fixed_in_both_loops() -> None:
+    body = """
+    def main(X, y, model, device):
+        X_t, y_t = X.to(device), y.to(device)
+        dataset = TensorDataset(X_t, y_t)
+        train_loader = DataLoader(dataset, batch_size=32, pin_memory=True)
+        eval_loader = DataLoader(dataset, batch_size=64)
+        for xb, yb in train_loader:
+            model(xb, yb).backward()
+        with torch.no_grad():
+            for xb, yb in eval_loader:
+                model(xb, yb)
+    """
+    assert _findings(body) == [(5, "TL101")]
+    assert _only_fix(body).applicability is Applicability.SAFE
+    fixed = _fixed(body)
+    assert fixed.count("xb = xb.to(device, non_blocking=True)") == 2 and "X_t, y_t = X, y" in fixed
+    outside = body + "    return eval_loader\n"
+    assert _only_fix(outside).applicability is Applicability.UNSAFE

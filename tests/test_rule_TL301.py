@@ -58,6 +58,10 @@ loader = DataLoader(Items(), batch_size=4)
         ("ok_library_collator.py", ", collate_fn=TokenizeAndPad(tokenizer, max_length=128)", "", "idx"),
         ("ok_factory_kwargs.py", "describe(**batch)", "model(**batch)", "idx"),
         ("ok_kwargs_forward.py", ", **metadata", "", "idx"),
+        ("ok_getitem_index_kwargs_forward.py", ", **unused", "", "idx"),
+        ("ok_getitem_index_popped.py", 'rows = batch.pop("idx")', 'rows = batch["idx"]', "idx"),
+        ("ok_glue_map_remove_columns.py", ', remove_columns=["sentence", "idx"]', "", "idx"),
+        ("ok_glue_set_format_tensor_columns.py", ', columns=["input_ids", "token_type_ids", "attention_mask", "labels"]', "", "idx"),
         ("ok_model_named_functions.py", "print(summarize_model_inputs(**batch))", "print(self.model(**batch))", "idx"),
     ],
 )
@@ -86,8 +90,8 @@ def test_load_dataset_column_read_by_the_tokenizer_is_reported() -> None:
     assert len(found) == 1 and "'text' (raw text for the tokenizer" in found[0]
 
 
-def test_rebinding_a_dataset_to_its_own_rename_proves_nothing() -> None:
-    assert not messages(
+def test_a_rename_rebinding_the_same_name_is_followed_in_source_order() -> None:
+    found = messages(
         """
         from datasets import load_dataset
         from torch.utils.data import DataLoader
@@ -101,6 +105,7 @@ def test_rebinding_a_dataset_to_its_own_rename_proves_nothing() -> None:
             model(**batch)
         """
     )
+    assert len(found) == 1 and "'review' (raw text for the tokenizer" in found[0] and "'text'" not in found[0]
 
 
 def test_next_iter_loader_and_model_forward_are_batches_and_models() -> None:
@@ -115,8 +120,10 @@ def test_next_iter_loader_and_model_forward_are_batches_and_models() -> None:
         'return self.transform({"input_ids": ids, "idx": index})',
         'if index % 2:\n    return {"input_ids": ids, "idx": index}\nreturn {"input_ids": ids}',
         'return {"input_ids": ids, "idx": self.ids[index]}',
+        'item = {k: v[index] for k, v in self.enc.items()}\nitem["idx"] = index\nif self.augment:\n    item = self.transform(item)\nreturn item',
+        'item = self.rows[index]\nitem["idx"] = index\nfor item in self.views(item):\n    pass\nreturn item',
     ],
-    ids=["conditional-key", "transformed", "one-return-only", "value-not-the-index"],
+    ids=["conditional-key", "transformed", "one-return-only", "value-not-the-index", "rebound-under-if", "rebound-by-loop"],
 )
 def test_keys_not_provably_carried_are_silent(getitem: str) -> None:
     dataset = "class Items(Dataset):\n    def __getitem__(self, index):\n        ids = self.ids[index]\n"
@@ -431,3 +438,140 @@ def test_helper_raises_rather_than_drop_labels_that_forward_does_not_take(helper
         with pytest.raises(TypeError, match="takes neither 'label' nor 'labels'"):
             forward_kwargs(Targets(), {"input_ids": 1, labels: 2, "idx": 3})
     assert forward_kwargs(Targets(), {"input_ids": 1, "targets": 2, "idx": 3}) == {"input_ids": 1, "targets": 2}
+
+
+@pytest.mark.parametrize(
+    "getitem, reported",
+    [
+        ('item = {k: v[index] for k, v in self.enc.items()}\nitem["idx"] = index\nreturn item', "'idx' (the item's index"),
+        ('item = self.rows[index]\nitem["row"] = torch.tensor(index)\nreturn item', "'row' (the item's index"),
+        ('item = dict(self.rows[index])\nitem["path"] = os.path.join(self.root, "x")\nreturn item', "'path' (a file path"),
+    ],
+    ids=["dict-comprehension-then-index", "index-as-tensor", "path"],
+)
+def test_keys_added_to_an_item_of_unknown_keys_are_reported_for_a_model_of_unknown_class(getitem: str, reported: str) -> None:
+    source = (
+        "import os\nimport torch\nfrom torch.utils.data import DataLoader, Dataset\n"
+        "class Items(Dataset):\n    def __getitem__(self, index):\n" + textwrap.indent(getitem, " " * 8) + "\n"
+        "def train(model, device):\n    for batch in DataLoader(Items()):\n        model(**batch)\n"
+    )
+    found = messages(source)
+    assert len(found) == 1 and reported in found[0]
+    assert "which is not a model input: TypeError on the first step unless forward() takes **kwargs" in found[0]
+
+
+def test_a_batch_filtered_to_its_tensors_keeps_the_index_and_drops_the_text() -> None:
+    source = DATASET.replace('"idx": index}', '"idx": index, "sentence": f"row {index}"}') + (
+        "for batch in loader:\n"
+        "    batch = {k: v.to('cpu') for k, v in batch.items() if isinstance(v, torch.Tensor)}\n"
+        "    model(**batch)\n"
+    )
+    found = messages(source)
+    assert len(found) == 1 and "'idx'" in found[0] and "'sentence'" not in found[0]
+    unfiltered = messages(source.replace(" if isinstance(v, torch.Tensor)", ""))
+    assert len(unfiltered) == 1 and "'sentence'" in unfiltered[0]
+
+
+@pytest.mark.parametrize(
+    "paths, reported",
+    [
+        ('sorted(glob.glob(os.path.join(root, "*.png")))', True),
+        ("os.listdir(root)", True),
+        ('[os.path.join(root, name) for name in names]', True),
+        ("load_index(root)", False),
+        ("[Path(root) / name for name in names]", False),
+    ],
+    ids=["sorted-glob", "listdir", "joined-names", "unknown-helper", "path-objects"],
+)
+def test_an_item_read_from_a_list_of_file_names_is_a_file_path(paths: str, reported: bool) -> None:
+    source = f"""
+import glob
+import os
+from pathlib import Path
+from torch.utils.data import DataLoader, Dataset
+
+class Images(Dataset):
+    def __init__(self, root, names):
+        self.paths = {paths}
+
+    def __getitem__(self, idx):
+        item = load(self.paths[idx])
+        item["path"] = self.paths[idx]
+        return item
+
+def train(model, root, names):
+    for batch in DataLoader(Images(root, names), batch_size=8):
+        model(**batch).loss.backward()
+"""
+    found = messages(source)
+    assert len(found) == int(reported)
+    assert not reported or "'path' (a file path, from Images.__getitem__)" in found[0]
+
+
+GLUE_WITH_COLLATOR = """
+import torch
+from datasets import load_dataset
+from torch.utils.data import DataLoader
+from transformers import AutoModelForSequenceClassification, DataCollatorWithPadding, default_data_collator
+
+def tokenize(batch):
+    return tokenizer(batch["sentence"], truncation=True)
+
+def train(device):
+    tokenized = load_dataset("glue", "sst2").map(tokenize, batched=True, remove_columns=["sentence"])
+    collator = COLLATOR
+    loader = DataLoader(tokenized["train"], batch_size=32, collate_fn=collator)
+    model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased", num_labels=2).to(device)
+    for batch in loader:
+        batch = {k: v.to(device) for k, v in batch.items()}
+        model(**batch).loss.backward()
+"""
+
+
+@pytest.mark.parametrize("collator", ["DataCollatorWithPadding(tokenizer=tokenizer)", "default_data_collator"])
+def test_a_transformers_collator_keeps_the_index_of_a_glue_row(collator: str) -> None:
+    source = GLUE_WITH_COLLATOR.replace("COLLATOR", collator)
+    found = messages(source)
+    assert len(found) == 1 and "'idx' (the row index, from load_dataset(\"glue\", \"sst2\"))" in found[0]
+    assert "'labels'" not in found[0] and "'label'" not in found[0]
+    assert not messages(source.replace('remove_columns=["sentence"]', 'remove_columns=["sentence", "idx"]'))
+
+
+def test_a_padding_collator_over_raw_text_fails_before_the_model_and_is_left_alone() -> None:
+    source = GLUE_WITH_COLLATOR.replace("COLLATOR", "DataCollatorWithPadding(tokenizer)")
+    assert not messages(source.replace(', remove_columns=["sentence"]', ""))
+
+
+PAD_COLLATE = """
+import torch
+from datasets import load_dataset
+from torch.utils.data import DataLoader
+from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+def train(device):
+    tokenizer = AutoTokenizer.from_pretrained("bert-base-cased")
+
+    def tokenize_function(examples):
+        return tokenizer(examples["sentence1"], examples["sentence2"], truncation=True)
+
+    datasets = load_dataset("nyu-mll/glue", "mrpc")
+    tokenized = datasets.map(tokenize_function, batched=True, remove_columns=REMOVED)
+    tokenized = tokenized.rename_column("label", "labels")
+
+    def collate_fn(examples):
+        return tokenizer.pad(examples, padding="longest", return_tensors="pt")
+
+    loader = DataLoader(tokenized["train"], shuffle=True, collate_fn=collate_fn, batch_size=16)
+    model = AutoModelForSequenceClassification.from_pretrained("bert-base-cased").to(device)
+    for batch in loader:
+        batch = {k: v.to(device) for k, v in batch.items()}
+        model(**batch).loss.backward()
+"""
+
+
+def test_a_collate_returning_tokenizer_pad_keeps_the_index() -> None:
+    kept = PAD_COLLATE.replace("REMOVED", '["sentence1", "sentence2"]')
+    found = messages(kept)
+    assert len(found) == 1 and "'idx' (the row index" in found[0] and "'labels'" not in found[0]
+    assert not messages(PAD_COLLATE.replace("REMOVED", '["idx", "sentence1", "sentence2"]'))
+    assert not messages(kept.replace("tokenizer.pad(examples,", "pad_batch(examples,"))

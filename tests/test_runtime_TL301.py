@@ -8,6 +8,7 @@ labels (no loss), kept an extra key, or changed what reaches the model.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ import pytest
 pytest.importorskip("torch")
 
 from tests.fixture_cases import FIXTURES, snapshot_of  # noqa: E402
+from tests.hub_stand_ins import hub_stand_ins  # noqa: E402
 from tests.runtime_harness import reference_losses, run_fixture  # noqa: E402
 
 pytestmark = pytest.mark.runtime
@@ -29,7 +31,15 @@ EXTRA_KEY = {
     "bad_enumerate_loader.py": "text",
     "bad_same_module_model.py": "label",
     "bad_data_parallel_wrapper.py": "row",
+    "bad_getitem_adds_index.py": "idx",
+    "bad_glue_map_keeps_idx.py": "idx",
 }
+# Fixtures written against the Hugging Face hub: run with in-memory stand-ins (no download here).
+HUB_FIXTURES = {"bad_glue_map_keeps_idx.py"}
+
+
+def _libraries(name: str, seed: int) -> contextlib.AbstractContextManager:
+    return hub_stand_ins(seed) if name in HUB_FIXTURES else contextlib.nullcontext()
 
 
 def test_every_bad_fixture_declares_its_symptom() -> None:
@@ -39,14 +49,15 @@ def test_every_bad_fixture_declares_its_symptom() -> None:
 
 @pytest.mark.parametrize("name", sorted(EXTRA_KEY))
 def test_bad_fixture_raises_type_error_naming_the_extra_key(name: str) -> None:
-    with pytest.raises(TypeError, match=rf"unexpected keyword argument '{EXTRA_KEY[name]}'"):
+    with _libraries(name, seed=0), pytest.raises(TypeError, match=rf"unexpected keyword argument '{EXTRA_KEY[name]}'"):
         run_fixture(DIRECTORY / name, seed=0, max_steps=STEPS)
 
 
 @pytest.mark.parametrize("name", sorted(EXTRA_KEY))
 @pytest.mark.parametrize("seed", [0, 3])
 def test_fixed_fixture_trains_exactly_like_the_reference(name: str, seed: int) -> None:
-    fixed = run_fixture(snapshot_of(Path(DIRECTORY / name)), seed=seed, max_steps=STEPS)
+    with _libraries(name, seed):
+        fixed = run_fixture(snapshot_of(Path(DIRECTORY / name)), seed=seed, max_steps=STEPS)
     assert fixed.losses == reference_losses("text", seed=seed, max_steps=STEPS)
     assert not fixed.warnings, fixed.warnings_of()
 

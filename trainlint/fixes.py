@@ -221,5 +221,14 @@ def _insert_helper(module: cst.Module, helper: str) -> cst.Module:
     statements[0] = statements[0].with_changes(leading_lines=two_blank)
     body = list(module.body)
     index = _header_end(body)
+    if index < len(body):  # PEP 8: two blank lines after a function, also before the code that follows it
+        following = body[index]
+        blank = 0
+        for line in following.leading_lines:
+            if line.comment is not None:
+                break
+            blank += 1
+        missing = [cst.EmptyLine()] * max(0, 2 - blank)
+        body[index] = following.with_changes(leading_lines=[*missing, *following.leading_lines])
     body[index:index] = statements
     return module.with_changes(body=body)

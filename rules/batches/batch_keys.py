@@ -5,8 +5,10 @@ module itself shows. Key sets are *lower bounds*: a key is listed only when
 every way the module builds the batch puts it there. Whatever cannot be
 followed (a tokenizer call, a library collator, a filtered dict comprehension,
 ``batch.pop(name)``) contributes no key, so a rule built on this stays silent
-instead of guessing. Names are resolved flow-insensitively: every binding of a
-name in its function (else the module; ``self.x`` across the class) must agree.
+instead of guessing. A name resolves to the one binding that reaches its use
+when the enclosing blocks show it (straight-line code, a ``for`` target at the
+top of its body); otherwise every binding of the name in its function (else
+the module; ``self.x`` across the class) must agree.
 
 Where keys come from:
 
@@ -18,10 +20,15 @@ Where keys come from:
   dict such a collate function returns;
 - a loader handed in from elsewhere (a parameter): the keys every DataLoader
   built in this module carries;
-- a Hugging Face ``datasets`` chain: the columns a ``.map`` function reads stay
-  unless ``remove_columns``, ``select_columns`` or ``set_format(columns=...)``
-  narrows them;
+- a Hugging Face ``datasets`` chain: the columns of a well-known hub data set
+  (``HUB_COLUMNS``) and those a ``.map`` function reads stay unless
+  ``remove_columns`` names them, or ``select_columns`` or
+  ``set_format(columns=...)`` narrows them; transformers' pass-through
+  collators (``PASS_THROUGH_COLLATORS``) and a collate returning
+  ``tokenizer.pad(items, ...)`` keep the keys that are not strings;
 - ``accelerator.prepare(...)``, which gives back each loader and model it gets;
+- ``{k: v for k, v in batch.items() if isinstance(v, torch.Tensor)}``: the keys
+  known not to hold strings;
 - derivations that keep every key: ``{k: v.to(device) for k, v in batch.items()}``,
   ``batch.to(device)``, ``dict(batch)``, a helper here that returns such a
   comprehension, and a parameter of a function called with a batch.
@@ -69,13 +76,46 @@ MODEL_WRAPPERS = frozenset(
 )
 # ``datasets.Dataset`` methods that keep every column.
 HF_KEEP_COLUMNS = frozenset({"filter", "shuffle", "select", "sort", "train_test_split", "flatten_indices"})
+# Columns of well-known Hugging Face hub data sets, from their dataset cards: library knowledge, like a
+# signature. GLUE keeps each row's ``idx``; text columns are raw strings. Keyed by (path, config); the
+# owner prefix of a path (``nyu-mll/glue``, ``stanfordnlp/imdb``) is ignored. Justified by
+# fixtures/TL301_unfiltered_batch_kwargs/bad_glue_map_keeps_idx.py.
+_TEXT, _INDEX, _LABEL = "raw text", "the row index", None
+HUB_COLUMNS: Dict[Tuple[str, Optional[str]], Dict[str, Optional[str]]] = {
+    ("glue", "cola"): {"sentence": _TEXT, "label": _LABEL, "idx": _INDEX},
+    ("glue", "sst2"): {"sentence": _TEXT, "label": _LABEL, "idx": _INDEX},
+    ("glue", "mrpc"): {"sentence1": _TEXT, "sentence2": _TEXT, "label": _LABEL, "idx": _INDEX},
+    ("glue", "qqp"): {"question1": _TEXT, "question2": _TEXT, "label": _LABEL, "idx": _INDEX},
+    ("glue", "stsb"): {"sentence1": _TEXT, "sentence2": _TEXT, "label": _LABEL, "idx": _INDEX},
+    ("glue", "mnli"): {"premise": _TEXT, "hypothesis": _TEXT, "label": _LABEL, "idx": _INDEX},
+    ("glue", "qnli"): {"question": _TEXT, "sentence": _TEXT, "label": _LABEL, "idx": _INDEX},
+    ("glue", "rte"): {"sentence1": _TEXT, "sentence2": _TEXT, "label": _LABEL, "idx": _INDEX},
+    ("glue", "wnli"): {"sentence1": _TEXT, "sentence2": _TEXT, "label": _LABEL, "idx": _INDEX},
+    ("imdb", None): {"text": _TEXT, "label": _LABEL},
+    ("rotten_tomatoes", None): {"text": _TEXT, "label": _LABEL},
+    ("ag_news", None): {"text": _TEXT, "label": _LABEL},
+}
+TEXT_REASONS = frozenset({"a string", "a file path", "raw text for the tokenizer", _TEXT})
+# transformers collators that keep every feature key and pass ``label`` on as ``labels``
+# (transformers/data/data_collator.py): default_data_collator leaves strings out, DataCollatorWithPadding
+# hands them to ``tokenizer.pad``, which fails on them before the model is called. Justified by
+# tests/test_rule_TL301.py::test_a_transformers_collator_keeps_the_index_of_a_glue_row.
+PASS_THROUGH_COLLATORS = frozenset({"default_data_collator", "DataCollatorWithPadding"})
+# Standard-library calls that return lists of file names (strings).
+FILE_NAME_LISTS = frozenset({"glob.glob", "os.listdir"})
 
 
 class KeyOrigin(NamedTuple):
-    """Where a batch key was seen, and why no model takes it when its value shows that."""
+    """Where a batch key was seen, why no model takes it when its value shows that, and whether it is a string.
+
+    ``text`` is True for a string, False for a value known not to be one (the
+    index, a torch tensor, a hub label column), None when unknown: a batch
+    filtered to its tensors keeps only the keys known not to be strings.
+    """
 
     where: str
     not_a_model_input: Optional[str] = None
+    text: Optional[bool] = None
 
 
 KeyMap = Dict[str, KeyOrigin]
@@ -166,10 +206,35 @@ class BatchKeys:
             return self._without_removed_keys(dotted(expression) or "", keys)
         if isinstance(expression, cst.DictComp):
             mapping = _iterated_mapping(expression)
-            return self._keys(mapping, visiting) if mapping is not None else {}
+            if mapping is not None:
+                return self._keys(mapping, visiting)
+            mapping = self._tensors_of(expression)
+            keys = self._keys(mapping, visiting) if mapping is not None else {}
+            return {key: origin for key, origin in keys.items() if origin.text is False} if keys else keys
         if isinstance(expression, cst.Call):
             return self._call_keys(expression, visiting)
         return {}
+
+    def _tensors_of(self, comprehension: cst.DictComp) -> Optional[cst.BaseExpression]:
+        """``Y`` in ``{k: ... for k, v in Y.items() if isinstance(v, torch.Tensor)}``: its keys that hold tensors."""
+        clause = comprehension.for_in
+        if len(clause.ifs) != 1 or not isinstance(clause.target, cst.Tuple) or len(clause.target.elements) != 2:
+            return None
+        value = clause.target.elements[1].value
+        unfiltered = comprehension.with_changes(for_in=clause.with_changes(ifs=()))
+        mapping = _iterated_mapping(unfiltered)
+        test = clause.ifs[0].test
+        if mapping is None or not isinstance(value, cst.Name) or not isinstance(test, cst.Call):
+            return None
+        arguments = [argument.value for argument in test.args]
+        checked = self.facts.qualified_name(test.func) or dotted(test.func)
+        if checked == "torch.is_tensor" and len(arguments) == 1:
+            tensor_test = arguments[0]
+        elif checked == "isinstance" and len(arguments) == 2:
+            tensor_test = arguments[0] if self.facts.qualified_name(arguments[1]) == "torch.Tensor" else None
+        else:
+            tensor_test = None
+        return mapping if isinstance(tensor_test, cst.Name) and tensor_test.value == value.value else None
 
     def _call_keys(self, call: cst.Call, visiting: Visiting) -> Bound:
         func = call.func
@@ -276,12 +341,30 @@ class BatchKeys:
         items = self._dataset_keys(dataset, visiting) if dataset is not None else {}
         if collate is None or self.facts.qualified_name(collate) in DEFAULT_COLLATES:
             return items
+        library = self._library_collator(collate)
+        if library is not None:
+            return _passed_through(items or {}, library)
         function = self._function_named(collate)
         return self._collate_keys(function, items or {}) if function is not None else {}
+
+    def _library_collator(self, collate: cst.BaseExpression) -> Optional[str]:
+        """The name in :data:`PASS_THROUGH_COLLATORS` of ``collate``: the function, an instance built in the
+        argument, or a name bound only to one of those."""
+        if isinstance(collate, cst.Name):
+            bindings = self._bindings(collate.value, collate)
+            if len(bindings) == 1 and bindings[0].kind == "value":
+                collate = bindings[0].node  # type: ignore[assignment]
+        if isinstance(collate, cst.Call):
+            collate = collate.func
+        qualified = self.facts.qualified_name(collate) or ""
+        name = qualified.rsplit(".", 1)[-1]
+        return name if qualified.startswith("transformers.") and name in PASS_THROUGH_COLLATORS else None
 
     def _collate_keys(self, function: cst.FunctionDef, items: KeyMap) -> KeyMap:
         """All item keys for a collate that copies every key, else the keys of the dict it returns."""
         returns = _function_returns(function)
+        if self._pads_with_tokenizer(function, returns):
+            return _passed_through(items, "pad") or {}
         if self._copies_every_key(function):
             for name in filter(None, map(dotted, returns)):
                 items = self._without_removed_keys(name, items) or {}
@@ -290,6 +373,41 @@ class BatchKeys:
             return {}
         where = f"{function.name.value}()"
         return _intersect(_collated_keys(value, where, items) for value in returns) or {}  # type: ignore[arg-type]
+
+    def _pads_with_tokenizer(self, function: cst.FunctionDef, returns: List[cst.BaseExpression]) -> bool:
+        """``return tokenizer.pad(items, ...)``: a tokenizer's ``pad`` keeps every key of the features."""
+        parameters = self._data_parameters(function)
+        if not parameters or not returns:
+            return False
+        items = parameters[0].name.value
+        return all(
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value == "pad"
+            and bool(value.args)
+            and value.args[0].keyword is None
+            and dotted(value.args[0].value) == items
+            and self._is_tokenizer(value.func.value)
+            for value in returns
+        )
+
+    def _is_tokenizer(self, receiver: cst.BaseExpression) -> bool:
+        """Bound to ``<...Tokenizer...>.from_pretrained(...)``; where no binding is in sight (one in an enclosing
+        function, which this lookup does not see: port to trainlint.analysis.names), named like a tokenizer."""
+        name = dotted(receiver)
+        if name is None:
+            return False
+        bindings = self._bindings(name, receiver)
+        if not bindings:
+            return bool(TOKENIZER_NAME.search(name.rsplit(".", 1)[-1]))
+        return all(
+            binding.kind == "value"
+            and isinstance(binding.node, cst.Call)
+            and isinstance(binding.node.func, cst.Attribute)
+            and binding.node.func.attr.value == "from_pretrained"
+            and "Tokenizer" in (dotted(binding.node.func.value) or "")
+            for binding in bindings
+        )
 
     def _copies_every_key(self, function: cst.FunctionDef) -> bool:
         """``default_collate(items)``, ``{k: ... for k in items[0]}``, or ``for k in items[0]: batch[k] = ...``."""
@@ -319,6 +437,8 @@ class BatchKeys:
             dataset_class = self._class_named(dataset.func)
             if dataset_class is not None:
                 return self._item_keys(dataset_class)
+            if self.facts.qualified_name(dataset.func) == "datasets.load_dataset":
+                return _hub_columns(dataset)
             if isinstance(dataset.func, cst.Attribute) and self._is_hf_dataset(dataset.func.value, frozenset()):
                 return self._hf_method_keys(dataset, visiting)
         if isinstance(dataset, cst.Subscript) and self._is_hf_dataset(dataset.value, frozenset()):
@@ -340,9 +460,31 @@ class BatchKeys:
         for value in _function_returns(getitem):
             built = value.value if isinstance(value, cst.Name) else None  # ``item = {...}; ...; return item``
             entries = _dict_built_in(getitem, built) if built else _dict_entries(value)
-            keys = {key: KeyOrigin(where, _value_reason(item, index)) for key, item in entries or []}
+            keys = {key: self._element_origin(where, item, index) for key, item in entries or []}
             maps.append(self._without_removed_keys(built, keys) if built else keys)
         return _intersect(maps) or {}
+
+    def _element_origin(self, where: str, value: cst.BaseExpression, index: str) -> KeyOrigin:
+        """As :func:`_origin`; also ``self.paths[idx]`` where every ``self.paths = ...`` lists file names."""
+        origin = _origin(where, value, index)
+        if origin.not_a_model_input or not isinstance(value, cst.Subscript):
+            return origin
+        name = dotted(value.value) or ""
+        bindings = self._bindings(name, value) if name.startswith("self.") else []
+        if bindings and all(b.kind == "value" and self._lists_file_names(b.node) for b in bindings):  # type: ignore[arg-type]
+            return _origin_of_reason(where, "a file path")
+        return origin
+
+    def _lists_file_names(self, value: cst.BaseExpression) -> bool:
+        """``glob.glob(...)``, ``os.listdir(...)``, ``sorted(...)``/``list(...)`` of one, ``[os.path.join(...) for ...]``."""
+        if isinstance(value, cst.ListComp):
+            return isinstance(value.elt, cst.Call) and self.facts.qualified_name(value.elt.func) == "os.path.join"
+        if not isinstance(value, cst.Call):
+            return False
+        if self.facts.qualified_name(value.func) in FILE_NAME_LISTS:
+            return True
+        wrapped = isinstance(value.func, cst.Name) and value.func.value in ("sorted", "list") and len(value.args) >= 1
+        return wrapped and self._lists_file_names(value.args[0].value)
 
     # ----- Hugging Face datasets ------------------------------------------------
 
@@ -374,8 +516,13 @@ class BatchKeys:
                 return {}
             keys = self._dataset_keys(source, visiting) or {}  # renaming its own name's columns: no bound kept
             return {names[1] if key == names[0] else key: origin for key, origin in keys.items()}  # type: ignore[misc]
-        if method == "map" and call.args and _keyword_argument(call, "remove_columns") is None:
-            return {**self._columns_read(call.args[0].value), **(self._dataset_keys(source, visiting) or {})}
+        removed = _removed_columns(call) if method == "map" else None
+        if removed is not None and call.args:
+            columns = dict(self._dataset_keys(source, visiting) or {})
+            for column, origin in self._columns_read(call.args[0].value).items():
+                if origin.not_a_model_input or column not in columns:  # the tokenizer call says more than a table
+                    columns[column] = origin
+            return {column: origin for column, origin in columns.items() if column not in removed}
         return {}
 
     def _columns_read(self, function: cst.BaseExpression) -> KeyMap:
@@ -395,7 +542,7 @@ class BatchKeys:
         walk.visit(body, reader)
         overwritten = {key for value in returns for key, _ in _dict_entries(value) or []}
         return {
-            column: KeyOrigin(where, "raw text for the tokenizer" if column in reader.tokenized - overwritten else None)
+            column: _origin_of_reason(where, "raw text for the tokenizer" if column in reader.tokenized - overwritten else None)
             for column in reader.columns
         }
 
@@ -455,17 +602,65 @@ class BatchKeys:
         evaluate: Callable[[_Binding, Visiting], Bound],
         unbound: Callable[[], Bound],
     ) -> Bound:
-        """Intersect ``evaluate`` over every binding of a name; ``unbound()`` when it has none here."""
+        """Intersect ``evaluate`` over every binding of a name; ``unbound()`` when it has none here.
+
+        In straight-line code only the binding that reaches the use counts
+        (``ds = ds.rename_column("label", "labels")`` reads the ``ds`` before it).
+        """
         name = dotted(name_node)
         if name is None:
             return {}
-        key = (name, self._scope_of(name_node))
+        bindings = self._bindings(name, name_node)
+        reaching = self._reaching(bindings, name_node)
+        key = (name, reaching.node if reaching is not None else self._scope_of(name_node))
         if key in visiting:
             return None
-        bindings = self._bindings(name, name_node)
+        if reaching is not None:
+            return evaluate(reaching, visiting | {key})
         if not bindings:
             return unbound()
         return _intersect(evaluate(binding, visiting | {key}) for binding in bindings)
+
+    def _reaching(self, bindings: List[_Binding], use: cst.CSTNode) -> Optional[_Binding]:
+        """The one binding that reaches ``use`` when the statements around it show it; else None.
+
+        Walking out from ``use`` block by block: the last earlier statement of
+        a block that binds the name decides (a plain assignment reaches; any
+        other statement binding it leaves the answer open); a ``for`` whose
+        target is the name binds it at the top of its body. A loop that
+        rebinds the name elsewhere in its body leaves the answer open (the
+        value may come round again). Deliberately small: port to
+        ``trainlint.analysis.names`` (reaching values) once it lands.
+        """
+        if not bindings:
+            return None
+        scope = self._scope_of(use)
+        if any(self._scope_of(binding.node) is not scope for binding in bindings):
+            return None
+        node = use
+        for block in self.facts.ancestors(use):
+            if isinstance(block, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):  # runs later, or its own scope
+                return None
+            if isinstance(block, (cst.IndentedBlock, cst.Module)):
+                statement = next(s for s in block.body if s is node)
+                earlier = block.body[: block.body.index(statement)]
+                for sibling in reversed(earlier):
+                    bound = [binding for binding in bindings if self._within(binding.node, sibling)]
+                    if bound:
+                        plain = isinstance(sibling, cst.SimpleStatementLine) and len(bound) == 1
+                        return bound[0] if plain and bound[0].kind == "value" else None
+                owner = self.facts.parent(block)
+                if isinstance(owner, cst.For) and block is owner.body:
+                    found = [binding for binding in bindings if binding.kind == "for" and binding.node is owner]
+                    if found:
+                        return found[0]
+                if isinstance(owner, (cst.For, cst.While)) and any(self._within(b.node, owner) for b in bindings):
+                    return None
+            node = block
+        return None
+
+    def _within(self, node: cst.CSTNode, outer: cst.CSTNode) -> bool:
+        return node is outer or any(ancestor is outer for ancestor in self.facts.ancestors(node))
 
     def _scope_of(self, node: cst.CSTNode) -> cst.CSTNode:
         return next((a for a in self.facts.ancestors(node) if isinstance(a, cst.FunctionDef)), self.facts.module)
@@ -563,7 +758,11 @@ def _intersect(maps: Iterable[Bound]) -> Bound:
             result = dict(keys)
             continue
         result = {
-            key: origin if keys[key].not_a_model_input else KeyOrigin(origin.where)
+            key: KeyOrigin(
+                origin.where,
+                origin.not_a_model_input if keys[key].not_a_model_input else None,
+                origin.text if keys[key].text == origin.text else None,
+            )
             for key, origin in result.items()
             if key in keys
         }
@@ -731,8 +930,16 @@ def _dict_entries(value: cst.BaseExpression) -> Optional[List[Tuple[str, cst.Bas
 
 
 def _dict_built_in(function: cst.FunctionDef, name: str) -> Optional[List[Tuple[str, cst.BaseExpression]]]:
-    """``item = {...}`` then ``item["k"] = v``, as unconditional top-level statements of ``function``."""
+    """``item = ...`` then ``item["k"] = v``, as unconditional top-level statements of ``function``.
+
+    The keys of a display (``{...}``, ``dict(...)``) and those set afterwards;
+    for any other value (``{k: v[idx] for k, v in self.encodings.items()}``,
+    ``self.rows[idx]``) only those set afterwards. None when ``name`` is
+    also rebound somewhere else in the function (``item = self.transform(item)``
+    under an ``if``), which may drop keys.
+    """
     entries: Optional[List[Tuple[str, cst.BaseExpression]]] = None
+    top_level = 0
     for statement in function.body.body:
         assignments = statement.body if isinstance(statement, cst.SimpleStatementLine) else ()
         for small in assignments:
@@ -740,11 +947,14 @@ def _dict_built_in(function: cst.FunctionDef, name: str) -> Optional[List[Tuple[
                 continue
             target = small.targets[0].target
             if isinstance(target, cst.Name) and target.value == name:
-                entries = _dict_entries(small.value)
+                entries = _dict_entries(small.value) or []
+                top_level += 1
             elif entries is not None and isinstance(target, cst.Subscript) and dotted(target.value) == name:
                 key = _string_key(target)
                 entries = entries + [(key, small.value)] if key is not None else entries
-    return entries
+    rebinds = _NameRebinds(name)
+    walk.visit(function.body, rebinds)
+    return entries if rebinds.assignments == top_level and not rebinds.other else None
 
 
 def _collated_keys(value: cst.Dict, where: str, items: KeyMap) -> KeyMap:
@@ -754,13 +964,65 @@ def _collated_keys(value: cst.Dict, where: str, items: KeyMap) -> KeyMap:
         read = _StringSubscripts()
         walk.visit(item, read)
         source = items.get(read.keys[0]) if len(set(read.keys)) == 1 else None
-        keys[key] = KeyOrigin(where, source.not_a_model_input if source else _value_reason(item, None))
+        keys[key] = source._replace(where=where) if source else _origin(where, item, None)
     return keys
+
+
+def _removed_columns(call: cst.Call) -> Optional[FrozenSet[str]]:
+    """The columns ``map(..., remove_columns=...)`` removes: none without it, the literal names given;
+    None when they cannot be read (``remove_columns=ds.column_names`` may remove every column)."""
+    removed = _keyword_argument(call, "remove_columns")
+    if removed is None:
+        return frozenset()
+    names = [removed] if isinstance(removed, cst.SimpleString) else None
+    if isinstance(removed, (cst.List, cst.Tuple)):
+        names = [element.value for element in removed.elements]
+    texts = [_string_value(name) for name in names or ()]
+    return frozenset(texts) if names is not None and None not in texts else None  # type: ignore[arg-type]
+
+
+def _passed_through(items: KeyMap, collator: str) -> Bound:
+    """The keys a transformers collator (or a tokenizer's ``pad``) hands on: those known not to be strings;
+    the collators pass ``label`` on as ``labels``, ``pad`` keeps its name.
+
+    Where a string key is known to remain, ``DataCollatorWithPadding`` and ``pad`` fail in the tokenizer
+    before the model is called: no keys.
+    """
+    if collator in ("DataCollatorWithPadding", "pad") and any(origin.text for origin in items.values()):
+        return {}
+    renamed = {"label": "labels"} if collator != "pad" else {}
+    return {renamed.get(key, key): origin for key, origin in items.items() if origin.text is False}
+
+
+def _hub_columns(call: cst.Call) -> KeyMap:
+    """The columns of ``load_dataset(path, name)`` for a hub data set in :data:`HUB_COLUMNS`; else none known."""
+    positional = [argument.value for argument in call.args if argument.keyword is None and not argument.star]
+    path = _keyword_argument(call, "path") or (positional[0] if positional else None)
+    name = _keyword_argument(call, "name") or (positional[1] if len(positional) > 1 else None)
+    path_text = _string_value(path) if path is not None else None
+    name_text = _string_value(name) if name is not None else None
+    if path_text is None or (name is not None and name_text is None):
+        return {}
+    columns = HUB_COLUMNS.get((path_text.rsplit("/", 1)[-1], name_text))
+    where = f'load_dataset("{path_text}"' + (f', "{name_text}")' if name_text else ")")
+    return {column: KeyOrigin(where, reason, reason == _TEXT) for column, reason in (columns or {}).items()}
+
+
+def _origin(where: str, value: cst.BaseExpression, index: Optional[str]) -> KeyOrigin:
+    """A key set to ``value`` in ``where`` (``index``: the item's index parameter, if any)."""
+    origin = _origin_of_reason(where, _value_reason(value, index))
+    if origin.text is None and isinstance(value, cst.Call) and (dotted(value.func) or "").startswith("torch."):
+        return origin._replace(text=False)
+    return origin
+
+
+def _origin_of_reason(where: str, reason: Optional[str]) -> KeyOrigin:
+    return KeyOrigin(where, reason, True if reason in TEXT_REASONS else False if reason is not None else None)
 
 
 def _value_reason(value: cst.BaseExpression, index: Optional[str]) -> Optional[str]:
     """Why no model's ``forward`` takes this value: it is the dataset index itself, or a string."""
-    if isinstance(value, cst.Name) and value.value == index:
+    if index is not None and _is_index(value, index):
         return "the item's index"
     if isinstance(value, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
         return "a string"
@@ -772,6 +1034,55 @@ def _value_reason(value: cst.BaseExpression, index: Optional[str]) -> Optional[s
     if func is not None and dotted(func) == "os.path.join":
         return "a file path"
     return None
+
+
+def _is_index(value: cst.BaseExpression, index: str) -> bool:
+    """``idx`` itself, or only it converted: ``torch.tensor(idx)``, ``int(idx)``, ``torch.LongTensor([idx])``."""
+    if isinstance(value, cst.Name):
+        return value.value == index
+    if isinstance(value, (cst.List, cst.Tuple)) and len(value.elements) == 1:
+        return _is_index(value.elements[0].value, index)
+    if isinstance(value, cst.Call) and len(value.args) >= 1 and value.args[0].keyword is None:
+        return all(argument.keyword is not None for argument in value.args[1:]) and _is_index(value.args[0].value, index)
+    return False
+
+
+class _NameRebinds(cst.CSTVisitor):
+    """Where a function body rebinds ``name``: plain ``name = ...`` statements, and any other binding."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+        self.assignments = 0
+        self.other = False
+
+    def _binds(self, target: cst.CSTNode) -> bool:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            return any(self._binds(element.value) for element in target.elements)
+        if isinstance(target, cst.StarredElement):
+            return self._binds(target.value)
+        return isinstance(target, cst.Name) and target.value == self.name
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        if isinstance(node.target, cst.Name):
+            self.assignments += node.target.value == self.name
+        else:
+            self.other = self.other or self._binds(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.other = self.other or self._binds(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self.other = self.other or self._binds(node.target)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self.other = self.other or self._binds(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self.other = self.other or self._binds(node.name)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
 
 
 class _ReturnCollector(cst.CSTVisitor):

@@ -64,13 +64,24 @@ class UnfilteredBatchKwargs(Rule):
     key the model's `forward` does not take.
 
     The evidence is one of: a Dataset defined in the module whose
-    `__getitem__` adds `idx`, raw text or a path (kept by the default collate or by
-    a collate that copies every key), a model class defined in the module (also
-    inside DataParallel or `torch.compile`) whose `forward` lacks a key the batch
-    provably carries, or a `load_dataset(...)` column read by the tokenizer and
-    never removed. The batch may come from a loader loop (also
-    `enumerate(loader)`, `next(iter(loader))` and a loader given back by
-    `accelerator.prepare`), from `{k: v.to(device) for k, v in batch.items()}`,
+    `__getitem__` adds `idx`, raw text or a path (`os.path.join(...)`, or an
+    element of a list from `glob.glob`/`os.listdir`) (in the dict it returns, or with
+    `item["idx"] = idx` after building the item any way; kept by the default
+    collate or by a collate that copies every key), a model class defined in the
+    module (also inside DataParallel or `torch.compile`) whose `forward` lacks a
+    key the batch provably carries, or a Hugging Face `datasets` column that is
+    never removed: one read by the tokenizer in `.map`, or a column of a
+    well-known hub data set (the GLUE tasks keep `idx`; `imdb`, `ag_news` and
+    `rotten_tomatoes` keep `text`) that `remove_columns=[...]` does not name;
+    also through transformers' `default_data_collator` and
+    `DataCollatorWithPadding`, or a collate here returning
+    `tokenizer.pad(examples, ...)`, which keep every non-string key. When the model's class is not in sight (a
+    `model` parameter, `from_pretrained`), only keys that are no model input at
+    all are reported (the item's index, strings, paths), and the message says so.
+    The batch may come from a loader loop (also `enumerate(loader)`,
+    `next(iter(loader))` and a loader given back by `accelerator.prepare`), from
+    `{k: v.to(device) for k, v in batch.items()}` (with
+    `if isinstance(v, torch.Tensor)` it keeps the keys known not to be strings),
     from a helper in the module that moves every key, or as the `batch` parameter
     of a per-step method called from such a loop.
 
@@ -123,11 +134,13 @@ class UnfilteredBatchKwargs(Rule):
     `forward` takes `**kwargs` still receives every key.
 
     ## Evidence
-    `fixtures/TL301_unfiltered_batch_kwargs/` (six bad cases with their fixed
+    `fixtures/TL301_unfiltered_batch_kwargs/` (eight bad cases with their fixed
     snapshots, and one ok case per silent shape above) and
     `tests/test_runtime_TL301.py`: every bad fixture raises the `TypeError` naming
     its extra key, and its fixed snapshot trains with per-step losses equal to
-    `reference_trainer.run("text")` for the same seed.
+    `reference_trainer.run("text")` for the same seed. The GLUE fixture runs with
+    in-memory stand-ins for the download and the tokenizer
+    (`tests/hub_stand_ins.py`, the real SST-2 columns filled with the reference data).
     """
 
     fix = Applicability.UNSAFE
@@ -161,8 +174,17 @@ class UnfilteredBatchKwargs(Rule):
             batch_code = "..."
         shown = f"{self.facts.code(call.func)}(**{batch_code})"
         described = ", ".join(_describe(key, keys[key]) for key in extra)
-        forward = f"{signature.owner}.forward()" if signature is not None else "forward()"
-        message = f"`{shown}` passes every batch key to {forward}, which does not take {described}: TypeError on the first step"
+        if signature is None:  # the model's class is not in sight: only keys that are no model input at all
+            inputs = "is not a model input" if len(extra) == 1 else "are not model inputs"
+            message = (
+                f"`{shown}` passes every batch key to forward(), including {described}, which {inputs}: "
+                "TypeError on the first step unless forward() takes **kwargs"
+            )
+        else:
+            message = (
+                f"`{shown}` passes every batch key to {signature.owner}.forward(), which does not take {described}: "
+                "TypeError on the first step"
+            )
         return message + _label_note(keys, signature)
 
 

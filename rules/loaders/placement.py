@@ -76,6 +76,7 @@ COMBINING_FUNCTIONS = frozenset(
     f"torch.{name}" for name in ("stack", "cat", "concat", "concatenate", "hstack", "vstack", "as_tensor")
 )
 CONTAINER_BUILTINS = frozenset({"tuple", "list", "dict"})
+LIST_GROWERS = frozenset({"append", "extend", "insert"})  # list methods that add their arguments
 START_METHOD_SETTERS = frozenset({"multiprocessing.set_start_method", "torch.multiprocessing.set_start_method"})
 CUDA_TENSOR_TYPE = re.compile(r"torch\.cuda\.[A-Z][a-z]*Tensor")
 # Tensor methods and attributes whose result stays on the tensor's device.
@@ -394,6 +395,11 @@ class NameBindings:
             return None
         return self.resolve_key(key, node)
 
+    def class_member(self, cls: cst.ClassDef, name: str) -> Optional[Binding]:
+        """The last binding of ``name`` in the body of ``cls`` (a method, a class attribute)."""
+        candidates = self._binder.bindings.get((cls, name))
+        return candidates[-1] if candidates else None
+
     def values(self, node: cst.BaseExpression) -> List[Binding]:
         """Bindings a name or attribute chain may hold: every ``self.x = ...`` of the class for ``self.x``."""
         key = dotted(node)
@@ -415,12 +421,17 @@ class NameBindings:
         return next((b for b in self._binder.bindings.get((function, param.name.value), ()) if b.value is param), None)
 
     def reads_of(self, binding: Binding) -> List[cst.CSTNode]:
-        """The uses that see ``binding`` (for ``self.x``: every use of ``self.x`` in the class)."""
+        """The uses that see ``binding`` (for ``self.x``: every use of ``self.x`` in the class; for a method,
+        every ``self.method`` of its class)."""
         cls = self._class_of(binding)
         reads = self._binder.reads.get(binding.key, ())
         if cls is not None:
             return [read for read in reads if self.method_class(read) is cls]
-        return [read for read in reads if self.resolve(read) is binding]
+        own = [read for read in reads if self.resolve(read) is binding]
+        if isinstance(binding.scope, cst.ClassDef) and isinstance(binding.value, cst.FunctionDef):
+            bound = self._binder.reads.get(f"self.{binding.key}", ())
+            own += [read for read in bound if self.method_class(read) is binding.scope]
+        return own
 
     def returns(self, function: cst.CSTNode) -> List[cst.BaseExpression]:
         """What ``function`` returns: its ``return`` values, or a lambda's body."""
@@ -614,6 +625,10 @@ class DevicePlacement:
         arguments = self.loader_arguments(call)
         if arguments is None or self.is_provably_off(arguments.get(switch)):
             return None
+        return self.loader_batches(arguments)
+
+    def loader_batches(self, arguments: LoaderArguments) -> Optional[DeviceBatches]:
+        """For a ``DataLoader(...)`` whose batches come out on an accelerator, whatever its options: why, and the layout."""
         dataset = arguments.get("dataset")
         dataset_trace = self.trace(dataset) if dataset is not None else EMPTY
         collate = arguments.get("collate_fn")
@@ -857,10 +872,45 @@ class DevicePlacement:
     def _trace_name(self, expr: cst.BaseExpression, inv: Invocations) -> Trace:
         if isinstance(expr, cst.Attribute) and expr.attr.value in PRESERVING_ATTRIBUTES:
             return self.trace(expr.value, inv)
+        iterated = self._comprehension_source(expr) if isinstance(expr, cst.Name) else None
+        if iterated is not None:  # ``column`` in ``(torch.stack(column) for column in columns)``
+            return self.trace(iterated, inv)
         total = EMPTY
         for binding in self.names.values(expr):
-            total = total + self.binding_trace(binding, inv)
+            total = total + self.binding_trace(binding, inv) + self._appended_trace(binding, expr, inv)
         return total
+
+    def _comprehension_source(self, name: cst.Name) -> Optional[cst.BaseExpression]:
+        """The iterable of the enclosing comprehension clause whose plain target is ``name``."""
+        for ancestor in self.facts.ancestors(name):
+            if isinstance(ancestor, COMPREHENSIONS):
+                clause: Optional[cst.CompFor] = ancestor.for_in
+                while clause is not None:
+                    if isinstance(clause.target, cst.Name) and clause.target.value == name.value:
+                        return clause.iter
+                    clause = clause.inner_for_in
+            elif isinstance(ancestor, SCOPES):
+                return None
+        return None
+
+    def _appended_trace(self, binding: Binding, use: cst.BaseExpression, inv: Invocations) -> Trace:
+        """What was appended to the list ``binding`` holds before ``use``: ``xs.append(x.to(d))``,
+        ``columns[i].append(...)``, ``xs.extend(...)`` (a collate building its batch part by part)."""
+        total = EMPTY
+        for read in self.names.reads_of(binding):
+            holder = self.facts.parent(read)
+            while isinstance(holder, cst.Subscript) and holder.value is read:  # ``columns[i]``
+                read, holder = holder, self.facts.parent(holder)
+            call = self.facts.parent(holder)
+            if (
+                isinstance(holder, cst.Attribute)
+                and holder.value is read
+                and holder.attr.value in LIST_GROWERS
+                and isinstance(call, cst.Call)
+                and self.names.before(call, use)
+            ):
+                total = total + _sum(self.trace(arg.value, inv) for arg in call.args)
+        return total.via(binding)
 
     def binding_trace(self, binding: Binding, inv: Invocations = ()) -> Trace:
         """The moves the value held by ``binding`` comes from; for ``a, b = f()`` only those of ``b``'s element."""
@@ -939,13 +989,22 @@ class DevicePlacement:
         """The same-module function (or lambda) ``expr`` evaluates to, the calls that made it, and the names on the way.
 
         Follows ``collate``, ``make_collate(device)`` (what the factory
-        returns, its parameters bound to the call's arguments) and
-        ``functools.partial(collate, device=device)``.
+        returns, its parameters bound to the call's arguments),
+        ``functools.partial(collate, device=device)``, a bound method
+        (``self._collate``) and an instance of a class here whose ``__call__``
+        collates (``Collator(device)``, its ``__init__`` run by that call).
         """
         if depth > MAX_DEPTH:
             return None
         if isinstance(expr, cst.Lambda):
             return expr, inv, ()
+        # Port to trainlint.analysis.names.resolve_callable once it lands: bound methods and __call__.
+        method = self._bound_method(expr)
+        if method is not None:
+            return method.value, inv, (method,)  # type: ignore[return-value]
+        collator = self._callable_instance(expr, inv)
+        if collator is not None:
+            return collator
         if isinstance(expr, cst.Name):
             binding = self.names.resolve(expr)
             if binding is None:
@@ -969,6 +1028,27 @@ class DevicePlacement:
             if found is not None:
                 return found[0], found[1], found[2] + (factory,)
         return None
+
+    def _bound_method(self, expr: cst.BaseExpression) -> Optional[Binding]:
+        """The binding of the ``def`` that ``self.name`` names inside a method of the same class."""
+        key = dotted(expr) if isinstance(expr, cst.Attribute) else None
+        cls = self.names.method_class(expr) if key is not None and key.count(".") == 1 else None
+        if cls is None or not key.startswith("self."):
+            return None
+        binding = self.names.class_member(cls, key[len("self.") :])
+        return binding if binding is not None and isinstance(binding.value, cst.FunctionDef) else None
+
+    def _callable_instance(
+        self, expr: cst.BaseExpression, inv: Invocations
+    ) -> Optional[Tuple[cst.CSTNode, Invocations, Tuple[Binding, ...]]]:
+        """``Collator(device)`` for a class here with ``__call__``: that method, run on the instance ``expr`` builds."""
+        definition = self.definition(expr.func) if isinstance(expr, cst.Call) else None
+        if definition is None or not isinstance(definition.value, cst.ClassDef):
+            return None
+        call_method = _method(definition.value, "__call__")
+        if call_method is None:
+            return None
+        return call_method, self._constructed(definition.value, expr, inv), (definition,)  # type: ignore[arg-type]
 
     # -- moves ---------------------------------------------------------------------------
 
@@ -1131,21 +1211,32 @@ class DevicePlacement:
         if isinstance(expr, (cst.Tuple, cst.List)):
             if any(isinstance(e, cst.StarredElement) for e in expr.elements):
                 return None
-            return SequenceBatch(tuple(bool(self.trace(e.value, inv)) for e in expr.elements))
+            resident = [self._resident_tensor(e.value, inv, depth) for e in expr.elements]
+            return None if None in resident else SequenceBatch(tuple(resident))  # type: ignore[arg-type]
         if isinstance(expr, cst.Dict):
             keys = [_string_value(e.key) if isinstance(e, cst.DictElement) else None for e in expr.elements]
             if any(key is None for key in keys):
                 return None
-            resident = [key for key, e in zip(keys, expr.elements) if self.trace(e.value, inv)]
-            return MappingBatch(tuple(resident), complete=len(resident) == len(keys))
+            flags = [self._resident_tensor(e.value, inv, depth) for e in expr.elements]
+            if None in flags:
+                return None
+            resident = [key for key, flag in zip(keys, flags) if flag]
+            return MappingBatch(tuple(resident), complete=len(resident) == len(keys))  # type: ignore[arg-type]
         if isinstance(expr, cst.DictComp):
-            return MappingBatch((), complete=True) if self.trace(expr.value, inv) else None
+            return MappingBatch((), complete=True) if self._resident_tensor(expr.value, inv, depth) else None
         if isinstance(expr, cst.Name):
             values = [self.binding_value(b, inv) for b in self.names.values(expr)]
             if len(values) == 1 and values[0] is not None:
                 return self._value_layout(values[0], inv, depth + 1)
             return None
         return TensorBatch() if self._is_tensor(expr, inv, depth + 1) else None
+
+    def _resident_tensor(self, expr: cst.BaseExpression, inv: Invocations, depth: int) -> Optional[bool]:
+        """True for an accelerator tensor, False for a part never moved, None for a moved part that is not
+        shown to be a tensor (a list of moved tensors): the fix must not call ``.to`` on it."""
+        if not self.trace(expr, inv):
+            return False
+        return True if self._is_tensor(expr, inv, depth + 1) else None
 
     def _is_tensor(self, expr: cst.BaseExpression, inv: Invocations, depth: int) -> bool:
         """An accelerator tensor for sure: a move, or indexing/converting one (not a tuple of them)."""
@@ -1225,7 +1316,11 @@ class CpuDatasetFix:
 
     def fix(self, batches: DeviceBatches) -> Optional[CstFix]:
         moves = batches.trace.moves
-        if not all(self._exclusive(binding, batches.trace) for binding in batches.trace.through):
+        sharing = self._sharing_loaders(batches)
+        if sharing is None:
+            return None
+        loader_calls = {other.arguments.call for other in sharing}
+        if not all(self._exclusive(binding, batches.trace, loader_calls) for binding in batches.trace.through):
             return None
         replacements: Dict[cst.CSTNode, object] = {}
         for move in moves:
@@ -1234,39 +1329,60 @@ class CpuDatasetFix:
                 return None
             replacements[move.call] = on_cpu
         replacements.update(self._pin_edit(batches))
-        loop_edits = self._loop_edits(batches)
-        if loop_edits is not None:
-            replacements.update(loop_edits)
+        loop_edits = [self._loop_edits(other) for other in sharing]
+        if all(edits is not None for edits in loop_edits):
+            for edits in loop_edits:
+                replacements.update(edits)  # type: ignore[arg-type]
             message = "Keep the dataset on the CPU and move each batch to the device in the training loop"
             return CstFix(message, Applicability.SAFE, replacements)
         target = self._target(moves, batches.arguments.call) or DeviceTarget(None, "device")
-        message = (
-            f"Keep the dataset on the CPU; then move each batch where {self._loader_name(batches)} is iterated "
-            f"(`x = x{target.transfer()}`), which this fix does not find in this module"
-        )
-        return CstFix(message, Applicability.UNSAFE, replacements)
+        where = f"where {self._loader_name(batches)} is iterated (`x = x{target.transfer()}`)"
+        if any(other.layout is None and self._consumers(other.arguments.call) for other in sharing):
+            reason = "this fix cannot tell which parts of a batch are tensors"
+        else:
+            reason = "this fix finds no such loop in this module"
+        return CstFix(f"Keep the dataset on the CPU; then move each batch {where}: {reason}", Applicability.UNSAFE, replacements)
 
     # -- removing the moves --------------------------------------------------------------
 
-    def _exclusive(self, binding: Binding, trace: Trace) -> bool:
-        """Nothing but the loader reads the value (reads of its shape or length aside).
+    def _sharing_loaders(self, batches: DeviceBatches) -> Optional[List[DeviceBatches]]:
+        """``batches`` and every other loader here whose batches come from the same moves (a train and a
+        predict loader over one collate method); None when another loader shares only some of them."""
+        removed = {move.call for move in batches.trace.moves}
+        found = [batches]
+        for call in self.facts.nodes(cst.Call):
+            arguments = self.placement.loader_arguments(call) if call is not batches.arguments.call else None
+            other = self.placement.loader_batches(arguments) if arguments is not None else None
+            other_moves = {move.call for move in other.trace.moves} if other is not None else set()
+            if removed & other_moves and other_moves != removed:
+                return None
+            if removed & other_moves:
+                found.append(other)  # type: ignore[arg-type]
+        return found
+
+    def _exclusive(self, binding: Binding, trace: Trace, loader_calls: Set[cst.Call]) -> bool:
+        """Nothing but the loaders that share these moves reads the value (reads of its shape or length aside).
 
         For one target of an unpacking (``train_ds, val_ds = random_split(ds, ...)``),
         the other targets that do not feed the loader must not be read when
         their value comes from the same moves: those moves are about to go.
         """
-        if self._reads(binding) > 1:
+        if self._reads(binding, loader_calls) > 1:
             return False
         removed = {move.call for move in trace.moves}
         return not any(
-            self._reads(sibling) and removed & {move.call for move in self.placement.binding_trace(sibling).moves}
+            self._reads(sibling, loader_calls)
+            and removed & {move.call for move in self.placement.binding_trace(sibling).moves}
             for sibling in self.names.bindings_of_value(binding.value)
             if binding.element and sibling not in trace.through
         )
 
-    def _reads(self, binding: Binding) -> int:
-        """How many uses read the value held by ``binding`` (reads of its shape or length aside)."""
-        return sum(1 for read in self.names.reads_of(binding) if not self._placement_free(read))
+    def _reads(self, binding: Binding, loader_calls: Set[cst.Call]) -> int:
+        """How many uses read the value held by ``binding`` (reads of its shape or length aside); the reads
+        in the arguments of the loaders that share the moves count as one, as their loops get the fix."""
+        reads = [read for read in self.names.reads_of(binding) if not self._placement_free(read)]
+        by_loaders = [read for read in reads if any(a in loader_calls for a in self.facts.ancestors(read))]
+        return len(reads) - len(by_loaders) + min(1, len(by_loaders))
 
     def _placement_free(self, read: cst.CSTNode) -> bool:
         """A read of a size, which moving the data does not change: ``X.shape``, ``len(X)``, ``len(loader.dataset)``."""
@@ -1348,13 +1464,17 @@ class CpuDatasetFix:
         )
 
     def _is_torch_device(self, device: cst.BaseExpression) -> bool:
-        """A name bound only to ``torch.device(...)``, so that ``.type`` works on it."""
+        """A name bound only to ``torch.device(...)`` or a parameter annotated ``torch.device``: ``.type`` works on it."""
         if not isinstance(device, (cst.Name, cst.Attribute)):
             return False
         values = [b.value for b in self.names.values(device)]
-        return bool(values) and all(
-            isinstance(v, cst.Call) and self.facts.qualified_name(v.func) == "torch.device" for v in values
-        )
+        return bool(values) and all(self._makes_torch_device(v) for v in values)
+
+    def _makes_torch_device(self, value: BoundValue) -> bool:
+        if isinstance(value, cst.Param):
+            annotation = value.annotation.annotation if value.annotation is not None else None
+            return annotation is not None and self.facts.qualified_name(annotation) == "torch.device"
+        return isinstance(value, cst.Call) and self.facts.qualified_name(value.func) == "torch.device"
 
     # -- where the device expression is valid --------------------------------------------
 
@@ -1512,7 +1632,11 @@ class CpuDatasetFix:
             names = [e.value for e in batch.elements]
             if len(names) != len(layout.resident) or not all(isinstance(n, cst.Name) for n in names):
                 return None
-            todo = [n.value for n, resident in zip(names, layout.resident) if resident and (n.value, None) not in moved]
+            todo = [
+                n.value
+                for n, resident in zip(names, layout.resident)
+                if resident and n.value != "_" and (n.value, None) not in moved  # ``_`` is never read
+            ]
             return [f"{name} = {name}{transfer}" for name in todo]
         if not isinstance(batch, cst.Name):
             return None

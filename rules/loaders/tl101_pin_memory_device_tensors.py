@@ -19,8 +19,11 @@ class PinMemoryDeviceTensors(Rule):
     accelerator when the data set was moved with `.to(device)`/`.cuda()` or built
     with `device=` (directly, in a `TensorDataset`, in a `Subset`/`random_split`/
     `ConcatDataset` of one, or in a Dataset class's `__init__`/`__getitem__` in
-    the same module), or when its `collate_fn` moves the batch (directly or
-    through a `make_collate(device)` factory or `functools.partial`).
+    the same module), or when its `collate_fn` moves the batch (directly,
+    through a `make_collate(device)` factory or `functools.partial`, as a bound
+    method `self._collate`, or as an instance of a class here whose `__call__`
+    moves it, `collate_fn=Collator(device)`; also when the moved tensors are
+    appended to the lists it returns).
 
     Silent for: a device that is provably the CPU (`"cpu"`, `torch.device("cpu")`),
     `.to("cpu")`, tensors made on another tensor's device (`device=x.device`,
@@ -66,11 +69,17 @@ class PinMemoryDeviceTensors(Rule):
     unconditional `pin_memory=True` conditional on the device being CUDA; and
     inserts `x = x.to(device, non_blocking=True)` for each batch part that was on
     the accelerator (tuple targets, `a, b = batch` unpacking, dict batches) at the
-    top of every loop over the loader that does not already move it. It is
-    safe when every use of the loader is such a loop in the same module (also
+    top of every loop over the loader that does not already move it. Other
+    loaders here built from the same moves (a prediction loader sharing the
+    collate method, pinned or not) get the same transfer in their loops. It is
+    safe when every use of those loaders is such a loop in the same module (also
     through one function call, `train_epoch(model, loader, device)`), so the
-    batches reach the same device as before. Otherwise it is unsafe and its
-    message says where the transfer must go. No fix is offered when a moved
+    batches reach the same device as before. The loop only calls `.to` on a
+    batch part shown to be a tensor; where a moved part is something else (a
+    list of moved tensors, which collates to a list), or a loop is not in
+    sight, the fix is unsafe and its message says where the transfer must go.
+    The pinning condition reads `device.type` where `device` is known to be a
+    `torch.device`, else `torch.device(device).type`. No fix is offered when a moved
     tensor, the Dataset class, or another split of the same data
     (`train, val = random_split(...)`) also serves other code, which would
     then receive CPU tensors.
