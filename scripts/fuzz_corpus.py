@@ -136,6 +136,30 @@ nanoGPT, pytorch/examples, pytorch-image-models and torch 2.13.0's own 2,285
 Python sources. The problems found while building this fuzzer (by targeted
 inputs, not by these corpora) and their regression tests are listed in
 docs/architecture.md ("Reliability") and live in tests/reliability/.
+
+Run of 2026-11-23 (second session), after the semantic-core work began
+(effect-based step loops, TL403, the structural pre-screen), ``-j 2``, all
+rules, ``--unsafe-fixes``, with the pre-screen compared against a run
+without it on every file:
+
+| repository | commit | .py files |
+|---|---|---|
+| Lightning-AI/pytorch-lightning | 7f0c3436cd3f6ad3753125672024fc415cbcb414 | 646 |
+| huggingface/pytorch-image-models | aa4b5850c1543fa488abf260f18390eda46cf85d | 315 |
+| pytorch/examples | 77f55b912142e11fcfdf5b530231fb9c52f181e8 | 93 |
+| huggingface/accelerate | 16cb6eb80dd9aa8b4df1a63ef57863e455d53b83 | 197 |
+| rasbt/LLMs-from-scratch | 28c65cdfbc3338e2e040016eea4b7fdf556e4d57 | 135 |
+| karpathy/nanoGPT | 3adf61e154c3fe3fca428ad6bc3818b27a3b8291 | 15 |
+
+1,401 files, 13 findings (TL201 2, TL401 4, TL402 7). Problems: 0 in every
+category, "screened out a finding" included, but one: "fix rejected" for
+TL402 on accelerate's ``benchmarks/fp8/transformer_engine/distrib_deepspeed.py``
+(two local ``data = []`` histories in one module; the file is left unchanged).
+The same rejection happens at commit c0b64de, before this session; it is
+left for the next one. Before the step-loop work, TL401 crashed on
+``while`` loops (nanoGPT's ``train.py``, torchattacks' FAB) and reported
+four false positives in LLMs-from-scratch (an imported ``evaluate_model``
+read as a model); both are fixed, with regression tests.
 """
 
 from __future__ import annotations
