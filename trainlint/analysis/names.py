@@ -790,6 +790,10 @@ class Names:
             return False
         return exclude is None or not self._order[exclude] <= start < self._end(exclude)
 
+    def contains(self, outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
+        """``inner`` is ``outer`` or inside it."""
+        return self._inside(inner, outer)
+
     def precedes(self, first: cst.CSTNode, second: cst.CSTNode) -> bool:
         """``first`` ends before ``second`` starts, in source order."""
         return self._end(first) <= self._order[second]
@@ -947,6 +951,10 @@ class Names:
     def _names_function(self, func: cst.BaseExpression, function: cst.CSTNode) -> bool:
         """``func`` is ``function`` itself spelled as ``Class.__init__`` (not a construction)."""
         return type(func) is cst.Attribute and func.attr.value == function.name.value  # type: ignore[attr-defined]
+
+    def calls_named(self, name: str) -> List[cst.Call]:
+        """Every call of ``name(...)`` or ``<anything>.name(...)``, in source order."""
+        return list(self._calls.get(name, ()))
 
     def calls_of(self, function: Union[cst.FunctionDef, cst.ClassDef]) -> List[cst.Call]:
         """The calls in this module that run ``function`` (through any of the ways :meth:`callees` follows)."""
