@@ -513,6 +513,13 @@ def f(p, /, q=x, *args, k: int = y, **kw) -> int:
         idx = None
     while v:
         v = v - 1
+    match p:
+        case [m1, *mrest]:
+            print(m1, mrest)
+        case {"k": m2, **mr}:
+            print(m2, mr)
+        case Point(x=px) as pt:
+            print(px, pt)
     print([t for t in (u := [1, 2])], u)
     return v
 print(f, g, osp, a, q, rr, a1, b1, c1)
