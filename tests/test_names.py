@@ -601,3 +601,23 @@ def test_oracle_catches_a_wrong_model(monkeypatch):
     everything = lambda self, node: [b for group in self._bindings.values() for b in group.get(getattr(node, "value", ""), ())]  # noqa: E731
     monkeypatch.setattr(Names, "reaching", everything)
     assert _oracle_problems("x = 1\ndef f():\n    x = 2\nprint(x)\n", counts)
+
+
+@pytest.mark.parametrize(
+    "call, expected",
+    [
+        ("super().__init__(d)", "d"),
+        ("Base.__init__(self, d)", "self"),  # unbound: the first argument fills ``self``
+        ("fn = self.step\n        fn(d)", "d"),
+    ],
+)
+def test_argument_for_bound_and_unbound_references(call, expected):
+    source = (
+        "class Base:\n    def __init__(self, device):\n        pass\n    def step(self, device):\n        pass\n"
+        f"class Child(Base):\n    def __init__(self, d):\n        {call}\n"
+    )
+    facts, names = model(source)
+    site = [c for c in facts.nodes(cst.Call) if facts.code(c.func) != "super"][-1]
+    target = names.callees(site)[0]
+    first = names.parameters(target)[0 if expected == "self" else 1].node
+    assert facts.code(names.argument_for(site, target, first)) == expected

@@ -935,22 +935,39 @@ class Names:
         return bool(call.args) and self.facts.qualified_name(call.func) == "functools.partial"
 
     def _binds_receiver(self, call: cst.Call, function: Union[cst.FunctionDef, cst.Lambda]) -> bool:
-        """Whether ``call`` fills the first parameter of ``function`` itself (``self``/``cls``)."""
+        """Whether ``call`` fills the first parameter of ``function`` itself (``self``/``cls``).
+
+        A classmethod always gets its class. An instance method gets its
+        receiver through ``obj.method(...)``/``self.method(...)``/
+        ``super().method(...)`` (not ``Class.method(obj, ...)``), through a
+        name or ``partial`` holding such a bound method, and through a class
+        call (``__init__``) or an instance call (``__call__``).
+        """
         kind = self.method_kind(function) if type(function) is cst.FunctionDef else None  # type: ignore[arg-type]
         if kind in (None, "static"):
             return False
-        if kind == "class" or function.name.value in ("__init__", "__call__", "__new__"):  # type: ignore[union-attr]
-            return kind == "class" or not self._names_function(call.func, function)
-        func = call.func
-        if self._is_partial(call):
-            func = call.args[0].value
-        if type(func) is not cst.Attribute:
-            return False
-        return not any(type(c) is cst.ClassDef for c in self.resolve_callable(func.value))  # ``Class.method(obj)``: unbound
+        if kind == "class":
+            return True
+        func = call.args[0].value if self._is_partial(call) else call.func
+        bound = self._bound_method_reference(func, function, frozenset())  # type: ignore[arg-type]
+        return bound if bound is not None else function.name.value in ("__init__", "__call__")  # type: ignore[union-attr]
 
-    def _names_function(self, func: cst.BaseExpression, function: cst.CSTNode) -> bool:
-        """``func`` is ``function`` itself spelled as ``Class.__init__`` (not a construction)."""
-        return type(func) is cst.Attribute and func.attr.value == function.name.value  # type: ignore[attr-defined]
+    def _bound_method_reference(
+        self, expression: cst.BaseExpression, function: cst.FunctionDef, seen: FrozenSet[cst.CSTNode]
+    ) -> Optional[bool]:
+        """True for ``obj.method``, False for ``Class.method``, None when ``expression`` does not spell ``function``."""
+        if expression in seen or len(seen) > MAX_DEPTH:
+            return None
+        seen = seen | {expression}
+        if type(expression) is cst.Attribute and expression.attr.value == function.name.value:  # type: ignore[attr-defined]
+            return not any(type(c) is cst.ClassDef for c in self.resolve_callable(expression.value))  # type: ignore[attr-defined]
+        if type(expression) is cst.Call and self._is_partial(expression):  # type: ignore[arg-type]
+            return self._bound_method_reference(expression.args[0].value, function, seen)  # type: ignore[attr-defined]
+        if type(expression) is cst.Name:
+            values = [self.bound_value(b) for b in self.reaching(expression)]
+            found = [self._bound_method_reference(v, function, seen) for v in values if v is not None]
+            return next((f for f in found if f is not None), None)
+        return None
 
     def calls_named(self, name: str) -> List[cst.Call]:
         """Every call of ``name(...)`` or ``<anything>.name(...)``, in source order."""
@@ -1033,10 +1050,14 @@ class Names:
         return [c for c in self._calls.get(name, ()) if function in self.callees(c)]
 
     def _resolve_method(self, attribute: cst.Attribute, seen: FrozenSet[cst.CSTNode]) -> List[Callable]:
-        """``self.m``, ``cls.m``, ``Class.m``, ``instance.m``: the method ``m`` of the class the receiver is or holds."""
+        """``self.m``, ``cls.m``, ``Class.m``, ``instance.m``, ``super().m``: method ``m`` of the class the receiver is or holds."""
         name = attribute.attr.value
-        classes = [c for c in self._resolve(attribute.value, seen) if type(c) is cst.ClassDef]
-        classes += self._instance_classes(attribute.value, seen)
+        receiver = attribute.value
+        classes = [c for c in self._resolve(receiver, seen) if type(c) is cst.ClassDef]
+        classes += self._instance_classes(receiver, seen)
+        if type(receiver) is cst.Call and type(receiver.func) is cst.Name and receiver.func.value == "super":
+            owner = self.method_class(self._function_around(attribute))
+            classes += self.class_hierarchy(owner)[1:] if owner is not None and not self.reaching(receiver.func) else []
         methods = (self.method(c, name) for c in dict.fromkeys(classes))  # type: ignore[arg-type]
         return [m for m in methods if m is not None]
 
