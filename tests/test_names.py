@@ -435,6 +435,7 @@ def _resolved(source: str, expression: str) -> List[str]:
         ("import torch\ntorch.stack\n", "torch.stack", []),
         ("def f():\n    return f()\nf()\n", "f()", []),
         ("a = b\nb = a\na\n", "a", []),
+        ("def apply(fn):\n    return fn(1)\napply(apply)\n", "fn", ["apply"]),
     ],
 )
 def test_resolve_callable(source, expression, expected):
@@ -450,6 +451,12 @@ def test_callees_of_a_class_call_is_its_init_and_of_an_instance_its_call():
     assert [f.name.value for f in names.callees(invoke)] == ["__call__"]
     init = names.callees(construct)[0]
     assert names.calls_of(init) == [construct]
+
+
+def test_calls_of_an_init_include_subclass_constructions():
+    facts, names = model("class A:\n    def __init__(self, x):\n        pass\nclass B(A):\n    pass\nA(1)\nB(2)\nC(3)\n")
+    init = facts.nodes(cst.FunctionDef)[0]
+    assert [facts.code(c) for c in names.calls_of(init)] == ["A(1)", "B(2)"]
 
 
 def test_instance_classes():

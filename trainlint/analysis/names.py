@@ -186,6 +186,7 @@ class Names:
         self._calls: Dict[str, List[cst.Call]] = {}
         self._reaching: Dict[cst.CSTNode, List[Binding]] = {}
         self._ends: Dict[cst.CSTNode, int] = {}
+        self._resolving = 0
         self._build(facts.parents)
         self._rebind_nonlocals()
 
@@ -977,9 +978,13 @@ class Names:
         """The calls in this module that run ``function`` (through any of the ways :meth:`callees` follows)."""
         name = function.name.value
         candidates = list(self._calls.get(name, ()))
-        if name in ("__init__", "__call__"):
+        owner = self.method_class(function)
+        if owner is not None and name == "__init__":  # ``Model(...)``, or a subclass's construction
+            for subclass in self._bindings.get(self.scope_of(owner), {}).values():
+                candidates += (c for b in subclass if b.kind == CLASS for c in self._calls.get(b.name, ()))
+        elif owner is not None and name == "__call__":  # an instance may be called under any name
             candidates = [c for group in self._calls.values() for c in group]
-        return [call for call in candidates if function in self.callees(call)]
+        return [call for call in dict.fromkeys(candidates) if function in self.callees(call)]
 
     def callees(self, call: cst.Call) -> List[Union[cst.FunctionDef, cst.Lambda]]:
         """The same-module functions ``call`` runs: a class's ``__init__``, an instance's ``__call__``, the function of a ``partial``."""
@@ -1007,9 +1012,15 @@ class Names:
         return self._resolve(expression, frozenset())
 
     def _resolve(self, expression: cst.BaseExpression, seen: FrozenSet[cst.CSTNode]) -> List[Callable]:
-        if expression in seen or len(seen) > MAX_DEPTH:
+        if expression in seen or len(seen) > MAX_DEPTH or self._resolving > MAX_DEPTH:
             return []
-        seen = seen | {expression}
+        self._resolving += 1  # nested resolutions (callees -> parameters -> callers) each start a fresh ``seen``
+        try:
+            return self._resolve_expression(expression, seen | {expression})
+        finally:
+            self._resolving -= 1
+
+    def _resolve_expression(self, expression: cst.BaseExpression, seen: FrozenSet[cst.CSTNode]) -> List[Callable]:
         kind = type(expression)
         if kind is cst.Lambda:
             return [expression]  # type: ignore[list-item]
