@@ -89,7 +89,7 @@ def test_bound_value_follows_a_tuple_display():
         ("with open(p) as x:\n    print(x)\n", n.WITH, "open(p)"),
         ("try:\n    pass\nexcept ValueError as x:\n    print(x)\n", n.EXCEPT, "ValueError"),
         ("if (x := compute()):\n    print(x)\n", n.WALRUS, "compute()"),
-        ("import os.path\nprint(os)\n".replace("os)", "os)"), n.IMPORT, None),
+        ("import os.path\nprint(os)\n", n.IMPORT, None),
         ("from m import thing as x\nprint(x)\n", n.IMPORT, None),
         ("def x():\n    pass\nprint(x)\n", n.DEF, None),
         ("class x:\n    pass\nprint(x)\n", n.CLASS, None),
@@ -628,3 +628,11 @@ def test_argument_for_bound_and_unbound_references(call, expected):
     target = names.callees(site)[0]
     first = names.parameters(target)[0 if expected == "self" else 1].node
     assert facts.code(names.argument_for(site, target, first)) == expected
+
+
+def test_deferred_annotations_see_later_definitions():
+    source = "def f(model: Model) -> Model:\n    return model\nclass Model:\n    pass\n"
+    facts, names = model("from __future__ import annotations\n" + source)
+    assert [b.kind for b in names.reaching(load(names, "Model", 0))] == [n.CLASS]
+    facts, names = model(source)
+    assert names.reaching(load(names, "Model", 0)) == []  # evaluated when ``def`` runs, before the class

@@ -22,7 +22,10 @@ bindings carried round from later in the loop. A use in a nested function
 sees the enclosing scope's bindings as a whole (it may run at any time).
 ``self.x`` (and ``cls.x``) read in a method sees every ``self.x = ...`` of
 the class and of its same-module base classes, and class-body bindings of
-``x``: methods run in an order this module cannot show.
+``x``: methods run in an order this module cannot show. Under ``from
+__future__ import annotations`` an annotation sees every binding of its
+scope (it is evaluated, if ever, later); otherwise it is evaluated where it
+stands, like any expression.
 
 Mapping from the binding models this replaces (to be ported onto this one):
 
@@ -87,7 +90,7 @@ if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
 
 Scope = Union[cst.Module, cst.ClassDef, cst.FunctionDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp]
-Callable = Union[cst.FunctionDef, cst.ClassDef, cst.Lambda]
+Definition = Union[cst.FunctionDef, cst.ClassDef, cst.Lambda]  # what resolve_callable finds
 
 # Binding kinds.
 ASSIGN = "assign"  # x = v, and the targets of a, *b = v
@@ -118,7 +121,6 @@ MAX_DEPTH = 40  # nested resolve_callable steps (factories of factories, partial
 
 COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
 _BODY_SCOPES = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda})
-_FUNCTION_SCOPES = frozenset({cst.FunctionDef, cst.Lambda})
 _SEQUENCES = frozenset({cst.Module, cst.IndentedBlock, cst.SimpleStatementLine, cst.SimpleStatementSuite})
 _SIMPLE_LINES = frozenset({cst.SimpleStatementLine, cst.SimpleStatementSuite})
 _EXITS = frozenset({cst.Return, cst.Raise, cst.Break, cst.Continue})
@@ -187,6 +189,7 @@ class Names:
         self._reaching: Dict[cst.CSTNode, List[Binding]] = {}
         self._ends: Dict[cst.CSTNode, int] = {}
         self._resolving = 0
+        self._deferred_annotations = False  # ``from __future__ import annotations``
         self._build(facts.parents)
         self._rebind_nonlocals()
 
@@ -343,6 +346,8 @@ class Names:
         self._not_loads.update(walk(node))
         if isinstance(node.names, cst.ImportStar):
             return
+        if type(node) is cst.ImportFrom and dotted(node.module) == "__future__":  # type: ignore[arg-type]
+            self._deferred_annotations |= any(dotted(a.name) == "annotations" for a in node.names)
         for alias in node.names:
             bound = alias.asname.name if alias.asname is not None else alias.name
             while type(bound) is cst.Attribute:  # import a.b binds a
@@ -550,6 +555,9 @@ class Names:
         name = node.value
         scope = self.scope_of(node)
         anchor: cst.CSTNode = node
+        if self._deferred_annotations and self._in_annotation(node):
+            local = self._bindings.get(scope, {}).get(name)
+            return [b for b in local if b.kind not in _UNVALUED] if local else self._enclosing_bindings(name, scope)
         while True:
             declared = self._declared.get((scope, name))
             if declared is not None:
@@ -568,6 +576,16 @@ class Names:
                 anchor, scope = scope, outer  # a comprehension or class body runs where it stands: flow goes on from it
                 continue
             return self._enclosing_bindings(name, scope)
+
+    def _in_annotation(self, node: cst.CSTNode) -> bool:
+        """``node`` is part of an annotation, which ``from __future__ import annotations`` leaves unevaluated until asked."""
+        for ancestor in self.facts.ancestors(node):
+            kind = type(ancestor)
+            if kind is cst.Annotation:
+                return True
+            if kind in _SEQUENCES or kind in _COMPOUND:
+                return False
+        return False
 
     def _enclosing_bindings(self, name: str, scope: Scope, global_only: bool = False) -> List[Binding]:
         """Bindings of ``name`` in the scopes around ``scope``, as a whole (nested code runs at any time)."""
@@ -998,7 +1016,7 @@ class Names:
                 found.append(target)  # type: ignore[arg-type]
         return list(dict.fromkeys(found))
 
-    def resolve_callable(self, expression: cst.BaseExpression) -> List[Callable]:
+    def resolve_callable(self, expression: cst.BaseExpression) -> List[Definition]:
         """The same-module definitions (``def``, ``class``, ``lambda``) that ``expression`` may evaluate to.
 
         Follows names to what they are bound to, ``self.method``/``cls.method``
@@ -1011,7 +1029,7 @@ class Names:
         """
         return self._resolve(expression, frozenset())
 
-    def _resolve(self, expression: cst.BaseExpression, seen: FrozenSet[cst.CSTNode]) -> List[Callable]:
+    def _resolve(self, expression: cst.BaseExpression, seen: FrozenSet[cst.CSTNode]) -> List[Definition]:
         if expression in seen or len(seen) > MAX_DEPTH or self._resolving > MAX_DEPTH:
             return []
         self._resolving += 1  # nested resolutions (callees -> parameters -> callers) each start a fresh ``seen``
@@ -1020,12 +1038,12 @@ class Names:
         finally:
             self._resolving -= 1
 
-    def _resolve_expression(self, expression: cst.BaseExpression, seen: FrozenSet[cst.CSTNode]) -> List[Callable]:
+    def _resolve_expression(self, expression: cst.BaseExpression, seen: FrozenSet[cst.CSTNode]) -> List[Definition]:
         kind = type(expression)
         if kind is cst.Lambda:
             return [expression]  # type: ignore[list-item]
         if kind is cst.Name or kind is cst.Attribute:
-            found: List[Callable] = []
+            found: List[Definition] = []
             if kind is cst.Attribute:
                 found += self._resolve_method(expression, seen)  # type: ignore[arg-type]
             for binding in self.reaching(expression):
@@ -1035,12 +1053,12 @@ class Names:
             return self._resolve_call_result(expression, seen)  # type: ignore[arg-type]
         return []
 
-    def _resolve_binding(self, binding: Binding, seen: FrozenSet[cst.CSTNode]) -> List[Callable]:
+    def _resolve_binding(self, binding: Binding, seen: FrozenSet[cst.CSTNode]) -> List[Definition]:
         if binding.kind in (DEF, CLASS):
             return [binding.node]  # type: ignore[list-item]
         if binding.kind == PARAMETER:
             function = binding.statement
-            found: List[Callable] = []
+            found: List[Definition] = []
             for call in self._calls_naming(function):  # type: ignore[arg-type]
                 argument = self.argument_for(call, function, binding.node)  # type: ignore[arg-type]
                 if argument is not None:
@@ -1060,7 +1078,7 @@ class Names:
         name = function.name.value  # type: ignore[union-attr]
         return [c for c in self._calls.get(name, ()) if function in self.callees(c)]
 
-    def _resolve_method(self, attribute: cst.Attribute, seen: FrozenSet[cst.CSTNode]) -> List[Callable]:
+    def _resolve_method(self, attribute: cst.Attribute, seen: FrozenSet[cst.CSTNode]) -> List[Definition]:
         """``self.m``, ``cls.m``, ``Class.m``, ``instance.m``, ``super().m``: method ``m`` of the class the receiver is or holds."""
         name = attribute.attr.value
         receiver = attribute.value
@@ -1072,11 +1090,11 @@ class Names:
         methods = (self.method(c, name) for c in dict.fromkeys(classes))  # type: ignore[arg-type]
         return [m for m in methods if m is not None]
 
-    def _resolve_call_result(self, call: cst.Call, seen: FrozenSet[cst.CSTNode]) -> List[Callable]:
+    def _resolve_call_result(self, call: cst.Call, seen: FrozenSet[cst.CSTNode]) -> List[Definition]:
         """What calling ``call.func`` returns, when that is callable: a partial's function, a factory's closure, an instance's ``__call__``."""
         if self._is_partial(call):
             return self._resolve(call.args[0].value, seen)
-        found: List[Callable] = []
+        found: List[Definition] = []
         for target in self._resolve(call.func, seen):
             if type(target) is cst.ClassDef:
                 method = self.method(target, "__call__")  # type: ignore[arg-type]
