@@ -636,3 +636,20 @@ def test_deferred_annotations_see_later_definitions():
     assert [b.kind for b in names.reaching(load(names, "Model", 0))] == [n.CLASS]
     facts, names = model(source)
     assert names.reaching(load(names, "Model", 0)) == []  # evaluated when ``def`` runs, before the class
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("def f(c):\n    if c:\n        device = 'cuda'\n    else:\n        device = 'cpu'\n    return device\n", True),
+        ("def f(c):\n    if c:\n        device = 'cuda'\n    return device\n", False),
+        ("def f(device):\n    if c:\n        device = 'cuda'\n    return device\n", True),
+        ("def f(xs):\n    for device in xs:\n        pass\n    return device\n", False),
+        ("device = 'cpu'\ndef f():\n    return device\n", True),
+        ("def f():\n    return device\n", False),
+        ("def f():\n    try:\n        device = pick()\n    except E:\n        device = 'cpu'\n    return device\n", True),
+    ],
+)
+def test_surely_bound(source, expected):
+    facts, names = model(source)
+    assert names.surely_bound(load(names, "device")) is expected

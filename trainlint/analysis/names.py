@@ -69,8 +69,7 @@ Mapping from the binding models this replaces (to be ported onto this one):
   :meth:`Names.instance_classes`.
 * ``devices_in_use._assignment_pairs``/``_block_targets``/``_values_at``:
   the values that may reach a use and whether one surely does ->
-  :meth:`Names.reaching` (an empty list, or a binding of kind PARAMETER,
-  when nothing local surely binds it); ``_class_attribute_values`` ->
+  :meth:`Names.reaching` and :meth:`Names.surely_bound`; ``_class_attribute_values`` ->
   :meth:`Names.attribute_bindings`; ``_parameters`` ->
   :meth:`Names.parameters`; ``_returned_kind``'s returns ->
   :meth:`Names.return_statements` (a bare ``return`` has no value);
@@ -187,6 +186,7 @@ class Names:
         self._returns: Dict[cst.FunctionDef, List[cst.Return]] = {}
         self._calls: Dict[str, List[cst.Call]] = {}
         self._reaching: Dict[cst.CSTNode, List[Binding]] = {}
+        self._surely_bound: Dict[cst.CSTNode, bool] = {}
         self._ends: Dict[cst.CSTNode, int] = {}
         self._resolving = 0
         self._deferred_annotations = False  # ``from __future__ import annotations``
@@ -527,14 +527,22 @@ class Names:
         found = self._reaching.get(node)
         if found is None:
             if type(node) is cst.Name:
-                found = self._name_reaching(node)  # type: ignore[arg-type]
+                found, certain = self._name_reaching(node)  # type: ignore[arg-type]
             elif type(node) is cst.Attribute:
                 found = self._attribute_reaching(node)  # type: ignore[arg-type]
+                certain = bool(found)
             else:
-                found = []
+                found, certain = [], False
             found = sorted(dict.fromkeys(found), key=self._position)
             self._reaching[node] = found
+            self._surely_bound[node] = certain
         return found
+
+    def surely_bound(self, node: cst.CSTNode) -> bool:
+        """Whether a binding reaches ``node`` on every path of its scope (a parameter counts; code in a
+        nested function counts any binding of the enclosing scope; a ``self.x`` any store of the class)."""
+        self.reaching(node)
+        return self._surely_bound.get(node, False)
 
     def uses(self, binding: Binding) -> List[cst.CSTNode]:
         """The loads (``Name`` nodes, or ``self.x`` attributes) that may see ``binding``."""
@@ -551,13 +559,14 @@ class Names:
     def is_load(self, node: cst.Name) -> bool:
         return node in self._loads.get(node.value, ())
 
-    def _name_reaching(self, node: cst.Name) -> List[Binding]:
+    def _name_reaching(self, node: cst.Name) -> Tuple[List[Binding], bool]:
+        """The bindings reaching ``node``, and whether one surely does (on every path, within its scope)."""
         name = node.value
         scope = self.scope_of(node)
         anchor: cst.CSTNode = node
         if self._deferred_annotations and self._in_annotation(node):
             local = self._bindings.get(scope, {}).get(name)
-            return [b for b in local if b.kind not in _UNVALUED] if local else self._enclosing_bindings(name, scope)
+            return self._whole(local) if local else self._enclosing_bindings(name, scope)
         while True:
             declared = self._declared.get((scope, name))
             if declared is not None:
@@ -565,17 +574,24 @@ class Names:
             local = self._bindings.get(scope, {}).get(name)
             if local:
                 if type(scope) in COMPREHENSIONS or type(scope) is cst.Lambda:
-                    return [b for b in local if b.kind not in _UNVALUED]
+                    return self._whole(local)
                 found, certain = self._flow(anchor, scope, local)
                 if type(scope) is cst.ClassDef and not certain:
-                    found += self._enclosing_bindings(name, scope)
-                return found
+                    outside, certain = self._enclosing_bindings(name, scope)
+                    found += outside
+                return found, certain
             outer = self.parent_scope(scope)
             runs_in_place = type(scope) in COMPREHENSIONS or type(scope) is cst.ClassDef
             if runs_in_place and outer is not None and type(outer) is not cst.ClassDef:
                 anchor, scope = scope, outer  # a comprehension or class body runs where it stands: flow goes on from it
                 continue
             return self._enclosing_bindings(name, scope)
+
+    @staticmethod
+    def _whole(local: List[Binding]) -> Tuple[List[Binding], bool]:
+        """Every binding of a scope seen from code that may run at any time; bound when there is one."""
+        found = [b for b in local if b.kind not in _UNVALUED]
+        return found, bool(found)
 
     def _in_annotation(self, node: cst.CSTNode) -> bool:
         """``node`` is part of an annotation, which ``from __future__ import annotations`` leaves unevaluated until asked."""
@@ -587,7 +603,7 @@ class Names:
                 return False
         return False
 
-    def _enclosing_bindings(self, name: str, scope: Scope, global_only: bool = False) -> List[Binding]:
+    def _enclosing_bindings(self, name: str, scope: Scope, global_only: bool = False) -> Tuple[List[Binding], bool]:
         """Bindings of ``name`` in the scopes around ``scope``, as a whole (nested code runs at any time)."""
         for outer in self._enclosing_scopes(scope) if not global_only else (self.module,):
             declared = self._declared.get((outer, name))
@@ -595,8 +611,8 @@ class Names:
                 outer = self.module
             local = self._bindings.get(outer, {}).get(name)
             if local:
-                return [b for b in local if b.kind not in _UNVALUED]
-        return []
+                return self._whole(local)
+        return [], False
 
     def _attribute_reaching(self, node: cst.Attribute) -> List[Binding]:
         receiver = node.value
