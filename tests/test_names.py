@@ -653,3 +653,12 @@ def test_deferred_annotations_see_later_definitions():
 def test_surely_bound(source, expected):
     facts, names = model(source)
     assert names.surely_bound(load(names, "device")) is expected
+
+
+def test_self_attribute_read_in_a_closure_of_a_method():
+    facts, names = model(
+        "class T:\n    def __init__(self):\n        self.device = 'cuda'\n"
+        "    def loader(self):\n        def collate(b):\n            return b.to(self.device)\n        return collate\n"
+    )
+    read = [a for a in facts.nodes(cst.Attribute) if facts.code(a) == "self.device"][-1]
+    assert [facts.code(b.value) for b in names.reaching(read)] == ["'cuda'"]

@@ -617,6 +617,8 @@ class Names:
     def _attribute_reaching(self, node: cst.Attribute) -> List[Binding]:
         receiver = node.value
         function = self._function_around(node)
+        while function is not None and self.method_class(function) is None:
+            function = self._function_around(function)  # a closure in a method reads the method's ``self``
         owner = self.method_class(function) if function is not None else None
         if owner is None or type(receiver) is not cst.Name or receiver.value != self._receiver_name(function):
             return []
