@@ -189,6 +189,8 @@ class Names:
         self._surely_bound: Dict[cst.CSTNode, bool] = {}
         self._ends: Dict[cst.CSTNode, int] = {}
         self._resolving = 0
+        self._resolved: Dict[cst.CSTNode, List[Definition]] = {}  # resolve_callable, per expression
+        self._callees: Dict[cst.Call, List[Union[cst.FunctionDef, cst.Lambda]]] = {}
         self._deferred_annotations = False  # ``from __future__ import annotations``
         self._build(facts.parents)
         self._rebind_nonlocals()
@@ -1024,6 +1026,10 @@ class Names:
 
     def callees(self, call: cst.Call) -> List[Union[cst.FunctionDef, cst.Lambda]]:
         """The same-module functions ``call`` runs: a class's ``__init__``, an instance's ``__call__``, the function of a ``partial``."""
+        known = self._callees.get(call)
+        if known is not None:
+            return known
+        self._callees[call] = []  # a call reached again while resolving itself runs nothing more
         found: List[Union[cst.FunctionDef, cst.Lambda]] = []
         for target in self.resolve_callable(call.func):
             if type(target) is cst.ClassDef:
@@ -1032,7 +1038,8 @@ class Names:
                     found.append(init)
             else:
                 found.append(target)  # type: ignore[arg-type]
-        return list(dict.fromkeys(found))
+        found = self._callees[call] = list(dict.fromkeys(found))
+        return found
 
     def resolve_callable(self, expression: cst.BaseExpression) -> List[Definition]:
         """The same-module definitions (``def``, ``class``, ``lambda``) that ``expression`` may evaluate to.
@@ -1045,7 +1052,11 @@ class Names:
         and parameters to the arguments this module passes them. Empty when
         unknown.
         """
-        return self._resolve(expression, frozenset())
+        known = self._resolved.get(expression)
+        if known is None:
+            self._resolved[expression] = []  # reached again while resolving itself: nothing more
+            known = self._resolved[expression] = self._resolve(expression, frozenset())
+        return list(known)
 
     def _resolve(self, expression: cst.BaseExpression, seen: FrozenSet[cst.CSTNode]) -> List[Definition]:
         if expression in seen or len(seen) > MAX_DEPTH or self._resolving > MAX_DEPTH:
