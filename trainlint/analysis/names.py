@@ -201,6 +201,7 @@ class Names:
         self._ends: Dict[cst.CSTNode, int] = {}
         self._resolving = 0
         self._resolved: Dict[cst.CSTNode, List[Definition]] = {}  # resolve_callable, per expression
+        self._instances: Dict[cst.CSTNode, List[cst.ClassDef]] = {}  # instance_classes, per expression
         self._callees: Dict[cst.Call, List[Union[cst.FunctionDef, cst.Lambda]]] = {}
         self._deferred_annotations = False  # ``from __future__ import annotations``
         self._build(facts.parents)
@@ -1063,37 +1064,44 @@ class Names:
         and parameters to the arguments this module passes them. Empty when
         unknown.
         """
-        known = self._resolved.get(expression)
-        if known is None:
-            self._resolved[expression] = []  # reached again while resolving itself: nothing more
-            known = self._resolved[expression] = self._resolve(expression, frozenset())
-        return list(known)
+        return list(self._resolve(expression))
 
-    def _resolve(self, expression: cst.BaseExpression, seen: FrozenSet[cst.CSTNode]) -> List[Definition]:
-        if expression in seen or len(seen) > MAX_DEPTH or self._resolving > MAX_DEPTH:
+    def _resolve(self, expression: cst.BaseExpression) -> List[Definition]:
+        return self._memoized(self._resolved, expression, self._resolve_expression)
+
+    def _memoized(self, table: Dict, key: cst.CSTNode, compute) -> List:
+        """``compute(key)`` once per node. A node reached again while it is being computed (a cycle:
+        ``a = b; b = a``, a function passing its parameter to itself) or past MAX_DEPTH nested steps
+        gives nothing, so that resolving stays linear in the module instead of following every path."""
+        known = table.get(key)
+        if known is not None:
+            return known
+        if self._resolving > MAX_DEPTH:
             return []
-        self._resolving += 1  # nested resolutions (callees -> parameters -> callers) each start a fresh ``seen``
+        table[key] = []
+        self._resolving += 1
         try:
-            return self._resolve_expression(expression, seen | {expression})
+            found = table[key] = list(dict.fromkeys(compute(key)))
         finally:
             self._resolving -= 1
+        return found
 
-    def _resolve_expression(self, expression: cst.BaseExpression, seen: FrozenSet[cst.CSTNode]) -> List[Definition]:
+    def _resolve_expression(self, expression: cst.BaseExpression) -> List[Definition]:
         kind = type(expression)
         if kind is cst.Lambda:
             return [expression]  # type: ignore[list-item]
         if kind is cst.Name or kind is cst.Attribute:
             found: List[Definition] = []
             if kind is cst.Attribute:
-                found += self._resolve_method(expression, seen)  # type: ignore[arg-type]
+                found += self._resolve_method(expression)  # type: ignore[arg-type]
             for binding in self.reaching(expression):
-                found += self._resolve_binding(binding, seen)
+                found += self._resolve_binding(binding)
             return list(dict.fromkeys(found))
         if kind is cst.Call:
-            return self._resolve_call_result(expression, seen)  # type: ignore[arg-type]
+            return self._resolve_call_result(expression)  # type: ignore[arg-type]
         return []
 
-    def _resolve_binding(self, binding: Binding, seen: FrozenSet[cst.CSTNode]) -> List[Definition]:
+    def _resolve_binding(self, binding: Binding) -> List[Definition]:
         if binding.kind in (DEF, CLASS):
             return [binding.node]  # type: ignore[list-item]
         if binding.kind == PARAMETER:
@@ -1102,13 +1110,13 @@ class Names:
             for call in self._calls_naming(function):  # type: ignore[arg-type]
                 argument = self.argument_for(call, function, binding.node)  # type: ignore[arg-type]
                 if argument is not None:
-                    found += self._resolve(argument, seen)
+                    found += self._resolve(argument)
             if binding.value is not None:
-                found += self._resolve(binding.value, seen)
+                found += self._resolve(binding.value)
             return found
         if binding.kind in (ASSIGN, ANNOTATED, WALRUS):
             value = self.bound_value(binding)
-            return self._resolve(value, seen) if value is not None else []
+            return self._resolve(value) if value is not None else []
         return []
 
     def _calls_naming(self, function: Union[cst.FunctionDef, cst.Lambda]) -> List[cst.Call]:
@@ -1118,42 +1126,42 @@ class Names:
         name = function.name.value  # type: ignore[union-attr]
         return [c for c in self._calls.get(name, ()) if function in self.callees(c)]
 
-    def _resolve_method(self, attribute: cst.Attribute, seen: FrozenSet[cst.CSTNode]) -> List[Definition]:
+    def _resolve_method(self, attribute: cst.Attribute) -> List[Definition]:
         """``self.m``, ``cls.m``, ``Class.m``, ``instance.m``, ``super().m``: method ``m`` of the class the receiver is or holds."""
         name = attribute.attr.value
         receiver = attribute.value
-        classes = [c for c in self._resolve(receiver, seen) if type(c) is cst.ClassDef]
-        classes += self._instance_classes(receiver, seen)
+        classes = [c for c in self._resolve(receiver) if type(c) is cst.ClassDef]
+        classes += self._instance_classes(receiver)
         if type(receiver) is cst.Call and type(receiver.func) is cst.Name and receiver.func.value == "super":
             owner = self.method_class(self._function_around(attribute))
             classes += self.class_hierarchy(owner)[1:] if owner is not None and not self.reaching(receiver.func) else []
         methods = (self.method(c, name) for c in dict.fromkeys(classes))  # type: ignore[arg-type]
         return [m for m in methods if m is not None]
 
-    def _resolve_call_result(self, call: cst.Call, seen: FrozenSet[cst.CSTNode]) -> List[Definition]:
+    def _resolve_call_result(self, call: cst.Call) -> List[Definition]:
         """What calling ``call.func`` returns, when that is callable: a partial's function, a factory's closure, an instance's ``__call__``."""
         if self._is_partial(call):
-            return self._resolve(call.args[0].value, seen)
+            return self._resolve(call.args[0].value)
         found: List[Definition] = []
-        for target in self._resolve(call.func, seen):
+        for target in self._resolve(call.func):
             if type(target) is cst.ClassDef:
                 method = self.method(target, "__call__")  # type: ignore[arg-type]
                 found += [method] if method is not None else []
             else:
                 for returned in self.returns(target):  # type: ignore[arg-type]
-                    found += self._resolve(returned, seen)
+                    found += self._resolve(returned)
         return found
 
     def instance_classes(self, expression: cst.BaseExpression) -> List[cst.ClassDef]:
         """Same-module classes ``expression`` may be an instance of: ``Model(...)`` bound to a name, ``self`` in a method."""
-        return self._instance_classes(expression, frozenset())
+        return list(self._instance_classes(expression))
 
-    def _instance_classes(self, expression: cst.BaseExpression, seen: FrozenSet[cst.CSTNode]) -> List[cst.ClassDef]:
-        if expression in seen or len(seen) > MAX_DEPTH:
-            return []
-        seen = seen | {expression}
+    def _instance_classes(self, expression: cst.BaseExpression) -> List[cst.ClassDef]:
+        return self._memoized(self._instances, expression, self._expression_instances)
+
+    def _expression_instances(self, expression: cst.BaseExpression) -> List[cst.ClassDef]:
         if type(expression) is cst.Call:
-            return [c for c in self._resolve(expression.func, seen) if type(c) is cst.ClassDef]  # type: ignore[misc]
+            return [c for c in self._resolve(expression.func) if type(c) is cst.ClassDef]  # type: ignore[misc]
         if type(expression) not in (cst.Name, cst.Attribute):
             return []
         found: List[cst.ClassDef] = []
@@ -1164,7 +1172,7 @@ class Names:
                     found.append(owner)
             elif binding.kind in (ASSIGN, ANNOTATED, WALRUS):
                 value = self.bound_value(binding)
-                found += self._instance_classes(value, seen) if value is not None else []
+                found += self._instance_classes(value) if value is not None else []
         return list(dict.fromkeys(found))
 
     def _first_parameter(self, function: cst.CSTNode) -> Optional[cst.Param]:
