@@ -51,12 +51,14 @@ Mapping from the binding models this replaces (to be ported onto this one):
   previous value of ``x += v`` -> ``reaching(target)`` of the augmented
   target; ``_index.returns`` -> :meth:`Names.returns`; ``_callees(call)`` ->
   :meth:`Names.callees`; ``_argument_for`` -> :meth:`Names.argument_for`;
+  ``precedes``/``contains`` -> :meth:`Names.precedes`/:meth:`Names.contains`;
   ``_parameter_kind``'s call sites -> :meth:`Names.calls_of` +
   :meth:`Names.argument_for`.
 * ``placement._Binder``/``NameBindings``: ``resolve(node)``/``resolve_key`` ->
   :meth:`Names.binding_of`; ``values(self.x)`` (every ``self.x = ...`` of the
   class) -> :meth:`Names.reaching` on the attribute; ``reads_of(binding)`` ->
-  :meth:`Names.uses`; ``returns(function)`` (lambda body included) ->
+  :meth:`Names.uses`; ``before``/``contains`` -> :meth:`Names.precedes`/
+  :meth:`Names.contains`; ``returns(function)`` (lambda body included) ->
   :meth:`Names.returns`; ``parameter_binding`` -> :meth:`Names.binding_of`
   on ``param.name``; ``bound_by_comprehension(name)`` -> ``binding_of(name).kind
   == COMPREHENSION``; ``method_class`` -> :meth:`Names.method_class`;
@@ -84,7 +86,8 @@ Mapping from the binding models this replaces (to be ported onto this one):
   :meth:`Names.attribute_bindings`; ``_parameters`` ->
   :meth:`Names.parameters`; ``_returned_kind``'s returns ->
   :meth:`Names.return_statements` (a bare ``return`` has no value);
-  ``literal_values`` -> ``values.literal_values``.
+  ``literal_values`` -> ``facts.fact(values.Values).literal_values``; the four
+  ``_string_value``/``string_value`` copies -> ``values.string_value``.
 """
 
 from __future__ import annotations
