@@ -662,3 +662,10 @@ def test_self_attribute_read_in_a_closure_of_a_method():
     )
     read = [a for a in facts.nodes(cst.Attribute) if facts.code(a) == "self.device"][-1]
     assert [facts.code(b.value) for b in names.reaching(read)] == ["'cuda'"]
+
+
+def test_later_comprehension_clauses_see_earlier_targets():
+    """Where ScopeProvider is wrong: it resolves ``tree`` below to the parameter."""
+    facts, names = model("def f(subs, tree):\n    return [s for sub in subs for tree in sub.trees if tree.red for s in [tree.n]]\n")
+    assert [b.kind for b in names.reaching(load(names, "tree", 0))] == [n.COMPREHENSION]
+    assert [b.kind for b in names.reaching(load(names, "tree", 1))] == [n.COMPREHENSION]

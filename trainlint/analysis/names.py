@@ -33,10 +33,12 @@ fewer bindings (never one ScopeProvider does not list), except bindings
 carried round a loop (after the use in the source, inside a loop around it:
 ScopeProvider drops them) and match captures (``case [x]``), which
 ScopeProvider does not record. ``del x`` is a binding (kind DELETE) that no
-use sees. On the standard library's ``argparse.py`` one more showed up, a
-ScopeProvider error: in ``[... for g in gs for a in g.items if a in xs]``
-it resolves the ``a`` of the ``if`` to a later ``for a in ...`` of the
-function; here it is the comprehension's ``a``, as in Python.
+use sees. On real code one more showed up, a ScopeProvider error: in a
+comprehension with several ``for`` clauses (``[s for sub in subs for tree
+in sub.trees if tree.red for s in [tree.n]]``) it resolves ``tree`` in the
+later ``if`` and iterable to a binding outside the comprehension (here the
+function's parameter ``tree``); here it is the comprehension's ``tree``, as
+in Python (3 reads in 30 torch modules, 1 in the standard ``argparse.py``).
 
 Mapping from the binding models this replaces (to be ported onto this one):
 
