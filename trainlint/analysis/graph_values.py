@@ -41,6 +41,7 @@ import libcst as cst
 from trainlint.analysis.classes import enclosing_class
 from trainlint.analysis.grad_mode import in_no_grad
 from trainlint.analysis.imports import dotted
+from trainlint.analysis.names import Names
 
 if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
@@ -712,34 +713,35 @@ class GraphValues:
     # ----- calls between functions of this module ------------------------------------
 
     def _callees(self, call: cst.Call) -> Optional[List[cst.FunctionDef]]:
-        """Same-module functions ``call`` may run (``f(...)`` a module function, ``x.f(...)`` a method,
-        ``criterion(...)`` an instance of a same-module class: its ``forward`` or ``__call__``)."""
+        """Same-module functions ``call`` may run.
+
+        What the names model resolves comes first: ``f(...)``, ``self.m(...)``,
+        ``meter.update(...)`` on an instance made here, ``Class(...)``, and an
+        instance called like a function, which for a ``torch.nn.Module`` runs
+        its ``forward`` (``criterion = Criterion(); criterion(logits, y)``).
+        Where the receiver cannot be followed (a parameter filled in another
+        module), ``x.f(...)`` reaches every method ``f`` of the module and
+        ``f(...)`` every module-level ``f``, as :mod:`trainlint.analysis.calls`
+        explains.
+        """
         name = dotted(call.func)
         if name is None:
             return None
-        if isinstance(call.func, cst.Name):
-            called = self._instance_methods(call.func)
-            if called:
-                return called
+        names = self.facts.fact(Names)
+        resolved = [f for f in names.callees(call) if isinstance(f, cst.FunctionDef)]
+        resolved += [
+            method
+            for class_def in names.instance_classes(call.func)
+            for method in (names.method(class_def, "forward"),)
+            if method is not None and method not in resolved
+        ]
+        if resolved:
+            return resolved
         last = name.rsplit(".", 1)[-1]
         candidates = self._index.functions_by_name.get(last, [])
         wanted_method = "." in name
         chosen = [f for f in candidates if _is_method(self.facts, f) == wanted_method]
         return chosen or None
-
-    def _instance_methods(self, name: cst.Name) -> List[cst.FunctionDef]:
-        """``forward``/``__call__`` of the same-module class that ``name`` was made from (``criterion = Criterion()``)."""
-        binding = self.reaching_binding(name)
-        value = binding.value if binding is not None and binding.how == "assign" and not binding.path else None
-        if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Name):
-            return []
-        classes = [c for c in self.facts.nodes(cst.ClassDef) if c.name.value == value.func.value]
-        return [
-            statement
-            for class_def in classes
-            for statement in class_def.body.body
-            if isinstance(statement, cst.FunctionDef) and statement.name.value in ("forward", "__call__")
-        ]
 
     def _returns_of(self, call: cst.Call) -> Optional[List[cst.BaseExpression]]:
         callees = self._callees(call)
@@ -752,13 +754,11 @@ class GraphValues:
         param = binding.anchor
         if not isinstance(function, cst.FunctionDef) or not isinstance(param, cst.Param):
             return None
-        positional = list(function.params.posonly_params) + list(function.params.params)
-        skip = 1 if _is_method(self.facts, function) and positional and positional[0].name.value in ("self", "cls") else 0
-        index = next((i - skip for i, p in enumerate(positional) if p is param), None)
+        names = self.facts.fact(Names)
         kinds = []
         for call in self._index.calls_by_name.get(function.name.value, ()):
             if function in (self._callees(call) or ()):
-                argument = _argument_for(call, param.name.value, index)
+                argument = names.argument_for(call, function, param)
                 if argument is not None:
                     kinds.append(self.kind(argument))
         return join(*kinds)
@@ -858,18 +858,3 @@ def _target_names(target: cst.BaseExpression, path: Tuple[int, ...]) -> Iterable
 def _is_method(facts: "ModuleFacts", function: cst.FunctionDef) -> bool:
     block = facts.parent(function)
     return block is not None and isinstance(facts.parent(block), cst.ClassDef)
-
-
-def _argument_for(call: cst.Call, name: str, index: Optional[int]) -> Optional[cst.BaseExpression]:
-    positional = 0
-    for argument in call.args:
-        if argument.star:
-            return None
-        if argument.keyword is not None:
-            if argument.keyword.value == name:
-                return argument.value
-            continue
-        if positional == index:
-            return argument.value
-        positional += 1
-    return None
