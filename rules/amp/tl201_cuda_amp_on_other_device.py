@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from typing import Dict, FrozenSet, Iterator, List, NamedTuple, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -12,10 +12,7 @@ from trainlint.analysis.devices import (
     CUDA_DEVICE,
     CudaOnlyRegions,
     DeviceInScope,
-    NAMED_OTHER_ACCELERATORS,
-    Device,
     DeviceKind,
-    DeviceLattice,
     DeviceScopes,
     DevicesInUse,
     is_false_constant,
@@ -24,43 +21,12 @@ from trainlint.analysis.devices import (
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Import, Option, Rule
 from trainlint.rules.amp import torch_apis
+from trainlint.rules.amp.amp_apis import AMP_APIS, AmpApi, Arguments, bind_arguments
 from trainlint.target_torch import ASSUMED_TORCH, TARGET_TORCH_OPTION, parse_torch_version
 
 
-class AmpApi(NamedTuple):
-    """One AMP entry point: which family, whether it is the CUDA-only ``torch.cuda.amp`` one, its parameters."""
-
-    family: str  # "autocast" or "GradScaler"
-    cuda_only: bool  # torch.cuda.amp.*: no device parameter, CUDA or nothing
-    parameters: Tuple[str, ...]  # in positional order
-
-    @property
-    def device_parameter(self) -> str:
-        return "device_type" if self.family == "autocast" else "device"
-
-
-_SCALER_OPTIONS = ("init_scale", "growth_factor", "backoff_factor", "growth_interval", "enabled")
-_CUDA_AUTOCAST = AmpApi("autocast", True, ("enabled", "dtype", "cache_enabled"))
-_CUDA_SCALER = AmpApi("GradScaler", True, _SCALER_OPTIONS)
-_AUTOCAST = AmpApi("autocast", False, ("device_type", "dtype", "enabled", "cache_enabled"))
-_SCALER = AmpApi("GradScaler", False, ("device", *_SCALER_OPTIONS))
-AMP_APIS: Dict[str, AmpApi] = {
-    "torch.cuda.amp.autocast": _CUDA_AUTOCAST,
-    "torch.cuda.amp.autocast_mode.autocast": _CUDA_AUTOCAST,
-    "torch.cuda.amp.GradScaler": _CUDA_SCALER,
-    "torch.cuda.amp.grad_scaler.GradScaler": _CUDA_SCALER,
-    "torch.autocast": _AUTOCAST,
-    "torch.amp.autocast": _AUTOCAST,
-    "torch.amp.autocast_mode.autocast": _AUTOCAST,
-    "torch.GradScaler": _SCALER,
-    "torch.amp.GradScaler": _SCALER,
-    "torch.amp.grad_scaler.GradScaler": _SCALER,
-}
 # Errors a compatibility shim catches when the newer torch.amp API is missing.
 COMPAT_ERRORS = frozenset({"AttributeError", "TypeError", "ImportError", "ModuleNotFoundError", "NameError"})
-SNIFF_MESSAGE = (
-    'This device-type test maps MPS (and every other non-CUDA device) to "cpu", so autocast never runs on MPS'
-)
 # Where a name is bound: the field of its parent that holds it (the name in `def autocast`, `for autocast in`).
 _BINDING_FIELDS = {
     cst.FunctionDef: "name",
@@ -83,7 +49,6 @@ EVERYWHERE_OPTION = "autocast-on-other-accelerators"
 _NO_SPACE = cst.SimpleWhitespace("")
 _KEYWORD_EQUAL = cst.AssignEqual(whitespace_before=_NO_SPACE, whitespace_after=_NO_SPACE)
 
-Arguments = Dict[str, cst.Arg]  # parameter name -> the argument passing it, in call order
 
 
 class CudaAmpOnOtherDevice(Rule):
@@ -95,8 +60,8 @@ class CudaAmpOnOtherDevice(Rule):
     any import spelling, `from torch.cuda.amp import *` too, unless the module
     binds the name otherwise), `torch.autocast("cuda")`,
     `torch.amp.autocast(device_type="cuda")`, `torch.amp.GradScaler("cuda")`
-    (or with no device: it defaults to CUDA), and a device type sniffed as
-    `"cuda" if "cuda" in device else "cpu"` that feeds autocast.
+    (or with no device: it defaults to CUDA). A device type sniffed as
+    `"cuda" if "cuda" in device else "cpu"` is TL202's.
 
     "Another accelerator can run it" is a query on the module's devices
     (`trainlint/analysis/devices.py`): the module names MPS, an XPU, NPU or HPU
@@ -145,11 +110,10 @@ class CudaAmpOnOtherDevice(Rule):
     / `except ImportError: from torch.cuda.amp import GradScaler`).
 
     ## Why is this bad
-    On MPS or the CPU these calls warn ("CUDA is not available ... Disabling
-    autocast", "GradScaler is enabled, but CUDA is not available.
+    On MPS or another accelerator these calls warn ("CUDA is not available ...
+    Disabling autocast", "GradScaler is enabled, but CUDA is not available.
     Disabling.") and turn themselves off: the "mixed precision" run silently
-    trains in fp32. A string sniff that maps every non-CUDA device to "cpu"
-    does the same without even a warning. And a `GradScaler` must never be
+    trains in fp32. And a `GradScaler` must never be
     enabled on MPS: its `unscale_` calls `.double()`, which MPS rejects
     (pytorch/pytorch#142397).
 
@@ -195,8 +159,6 @@ class CudaAmpOnOtherDevice(Rule):
     `autocast-on-other-accelerators = true` is set and the target torch is
     2.5 or later (MPS autocast arrived in 2.5; older releases raise):
     `torch.autocast(device_type=<device type>, enabled=... and <device type> != "cpu")`.
-    For the same reason the fix of a sniffed device type
-    (`torch.device(device).type`) is unsafe and needs torch 2.5.
 
     ## Options
     `target-torch` (usually set once for every rule as `[tool.trainlint]
@@ -223,10 +185,6 @@ class CudaAmpOnOtherDevice(Rule):
         ),
     }
 
-    def visit_Module(self, node: cst.Module) -> None:
-        self._sniffs: List[cst.IfExp] = []
-        self._autocast_device_names: Set[str] = set()
-
     # -- torch.cuda.amp and hard-wired "cuda" ----------------------------------------
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -235,8 +193,6 @@ class CudaAmpOnOtherDevice(Rule):
             return
         api, arguments = found
         device_argument = arguments.get(api.device_parameter)
-        if api.family == "autocast" and device_argument is not None:
-            self._note_autocast_device(device_argument.value)
         if not self._hard_wired(api, device_argument) or self._deliberately_cuda(node, api, arguments):
             return
         self.report(node, _message(api), fix=self._amp_fix(node, api, arguments))
@@ -246,7 +202,7 @@ class CudaAmpOnOtherDevice(Rule):
         head = (dotted(node.func) or "").split(".")[0]
         if api is None or head in self._ambiguous_imports:
             return None
-        arguments = _bind(node, api.parameters)
+        arguments = bind_arguments(node, api.parameters)
         return None if arguments is None else (api, arguments)
 
     @staticmethod
@@ -416,66 +372,6 @@ class CudaAmpOnOtherDevice(Rule):
         quote = "'" if self.facts.text.count("'") > self.facts.text.count('"') else '"'
         return cst.SimpleString(f"{quote}{value}{quote}")
 
-    # -- device types sniffed from strings ------------------------------------------
-
-    def visit_IfExp(self, node: cst.IfExp) -> None:
-        """Collect ``"cuda" if <on CUDA> else "cpu"`` (and its mirror image)."""
-        on_cuda_branch = _sniff_branches(node)
-        if on_cuda_branch is None:
-            return
-        if self.facts.fact(CudaOnlyRegions).cuda_condition(node.test) is on_cuda_branch:
-            self._sniffs.append(node)
-
-    def _note_autocast_device(self, value: cst.BaseExpression) -> None:
-        name = dotted(value)
-        if name is not None:
-            self._autocast_device_names.add(name)
-
-    def leave_Module(self, original_node: cst.Module) -> None:
-        """Report the sniffs that feed an autocast device type (known only once every call was seen)."""
-        for sniff in self._sniffs:
-            if self._feeds_autocast(sniff) and self._maps_other_devices_to_cpu(sniff):
-                self.report(sniff, SNIFF_MESSAGE, fix=self._sniff_fix(sniff))
-
-    def _feeds_autocast(self, sniff: cst.IfExp) -> bool:
-        parent = self.facts.parent(sniff)
-        if isinstance(parent, cst.Arg):
-            call = self.facts.parent(parent)
-            found = self._amp_call(call) if isinstance(call, cst.Call) else None
-            return found is not None and found[0].family == "autocast" and found[1].get("device_type") is parent
-        if isinstance(parent, (cst.Assign, cst.AnnAssign)):
-            targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
-            return any(dotted(t) in self._autocast_device_names for t in targets)
-        return False
-
-    def _maps_other_devices_to_cpu(self, sniff: cst.IfExp) -> bool:
-        """The sniffed device can be something other than CUDA or the CPU (MPS): it would become "cpu"."""
-        inspected = _inspected_device(sniff)
-        if inspected is None:  # torch.cuda.is_available(): wrong only where the module names another accelerator
-            return bool(self.facts.fact(DevicesInUse).devices & NAMED_OTHER_ACCELERATORS)
-        return bool(self.facts.fact(DeviceLattice).devices_of(inspected) - {Device.CUDA, Device.CPU})
-
-    def _sniff_fix(self, sniff: cst.IfExp) -> Optional[CstFix]:
-        inspected = _inspected_device(sniff)
-        if isinstance(inspected, cst.Attribute) and inspected.attr.value == "type":
-            device: Optional[DeviceInScope] = DeviceInScope(inspected.value, DeviceKind.TORCH_DEVICE)
-        elif inspected is not None:
-            device = DeviceInScope(inspected, DeviceKind.UNKNOWN)
-        else:
-            device = self.facts.fact(DeviceScopes).device_in_scope(sniff)
-        if device is None or self._target() < torch_apis.MPS_AUTOCAST:  # older torch raises on autocast("mps")
-            return None
-        return CstFix(
-            message=(
-                "Take the device type from the device itself: autocast then runs on MPS too, in float16 with no "
-                "loss scaling, so results there change"
-            ),
-            applicability=Applicability.UNSAFE,
-            replacements={sniff: device.type_expression(self.facts.torch_name())},
-            imports=self._torch_import(device.kind is DeviceKind.UNKNOWN),
-        )
-
-
 def _message(api: AmpApi) -> str:
     off = "warns and turns itself off" if api.family == "autocast" else "warns and disables itself"
     if api.cuda_only:
@@ -490,20 +386,6 @@ def _star_exports(module: str) -> Iterator[Tuple[str, AmpApi]]:
         owner, _, name = qualified.rpartition(".")
         if owner == module:
             yield name, api
-
-
-def _bind(call: cst.Call, parameters: Tuple[str, ...]) -> Optional[Arguments]:
-    """Map each argument to its parameter; None for ``*args``/``**kwargs`` or arguments the API lacks."""
-    bound: Arguments = {}
-    positional = iter(parameters)
-    for arg in call.args:
-        if arg.star:
-            return None
-        name = arg.keyword.value if arg.keyword is not None else next(positional, None)
-        if name is None or name not in parameters or name in bound:
-            return None
-        bound[name] = arg
-    return bound
 
 
 def _rewritten_arguments(
@@ -587,31 +469,6 @@ def _calls_in(tree: cst.CSTNode) -> Iterator[cst.Call]:
         if isinstance(node, cst.Call):
             yield node
         stack.extend(walk.children(node))
-
-
-def _sniff_branches(node: cst.IfExp) -> Optional[bool]:
-    """For ``"cuda" if <test> else "cpu"``: True; for ``"cpu" if <test> else "cuda"``: False; else None."""
-    branches = (string_value(node.body), string_value(node.orelse))
-    if branches == ("cuda", "cpu"):
-        return True
-    return False if branches == ("cpu", "cuda") else None
-
-
-def _inspected_device(sniff: cst.IfExp) -> Optional[cst.BaseExpression]:
-    """The device value a sniff inspects (``device`` in ``"cuda" in device``); None for a global check."""
-    test = sniff.test
-    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        test = test.expression
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
-        right = test.comparisons[0].comparator
-        inspected = right if string_value(test.left) is not None else test.left
-    elif isinstance(test, cst.Call) and isinstance(test.func, cst.Attribute) and test.func.attr.value == "startswith":
-        inspected = test.func.value
-    else:
-        return None
-    if isinstance(inspected, cst.Call) and dotted(inspected.func) == "str" and len(inspected.args) == 1:
-        inspected = inspected.args[0].value  # "cuda" in str(device)
-    return None if string_value(inspected) is not None else inspected
 
 
 class _FromImports(cst.CSTVisitor):
