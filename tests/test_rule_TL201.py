@@ -358,6 +358,26 @@ def test_a_guard_that_leaves_off_cuda_silences_the_amp_after_it(guarded: str, un
     assert findings(f"import sys\nimport torch\n{unguarded}\n") != []
 
 
+@pytest.mark.parametrize("cuda_setup, reported", [('self.device = torch.device(f"cuda:{gpus[0]}")', False), ("self.gpus = gpus", True)])
+def test_autocast_in_the_branch_that_sets_the_device_to_cuda_runs_only_on_cuda(cuda_setup: str, reported: bool) -> None:
+    """Issue 14: ``if not gpus: <CPU setup> else: <CUDA setup; autocast("cuda")>``, in a module that also offers MPS."""
+    source = f"""
+        import torch
+        class Runner:
+            def __init__(self, gpus, use_mps):
+                if use_mps:
+                    self.device = torch.device("mps")
+                    self.ctx = None
+                elif not gpus:
+                    self.device = torch.device("cpu")
+                    self.ctx = None
+                else:
+                    {cuda_setup}
+                    self.ctx = torch.autocast("cuda", dtype=torch.float16)
+    """
+    assert bool(findings(source)) is reported
+
+
 def test_a_device_rewrapped_in_itself_is_of_unknown_value() -> None:
     """``device = torch.device(device)`` says nothing about ``device``: no endless recursion, no guard."""
     guard = 'if device.type == "cpu":\n    raise SystemExit\n'

@@ -86,7 +86,9 @@ class CudaAmpOnOtherDevice(Rule):
     device (`check_amp(model)` returning False on cpu/mps; an imported
     `check_amp` is trusted by its name), or to the switch that picks CUDA
     (`enabled=args.cuda` where `device = "cuda" if args.cuda else "cpu"`);
-    code under `if device.type == "cuda":`, `if torch.cuda.is_available():`,
+    code in an `if`/`else` branch after it sets the device to CUDA
+    (`else: self.device = torch.device(f"cuda:{gpus[0]}")`); code under
+    `if device.type == "cuda":`, `if torch.cuda.is_available():`,
     `if args.cuda:` (that same switch), `case "cuda":`, or in a test skipped
     without CUDA (`@RunIf(min_cuda_gpus=1)` too); code after a guard that
     leaves (`raise`, `sys.exit()`, `return`) off CUDA, earlier in the same or

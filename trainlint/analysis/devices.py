@@ -653,7 +653,7 @@ class CudaOnlyRegions:
 
     def runs_only_on_cuda(self, node: cst.CSTNode) -> bool:
         """``node`` is reached only on CUDA: in a CUDA branch or ``case "cuda":``, after a CUDA requirement,
-        in a CUDA-only test."""
+        in a CUDA-only test, or after the branch it is in set the device to CUDA."""
         child = node
         for ancestor in self.facts.ancestors(node):
             if isinstance(ancestor, (cst.If, cst.IfExp)):
@@ -668,8 +668,27 @@ class CudaOnlyRegions:
             body = _suite_body(ancestor)
             if body is not None and any(self.requires_cuda(s) for s in _statements_before(body, child)):
                 return True
+            if body is not None and self._is_branch(ancestor) and any(
+                self._selects_cuda(s) for s in _statements_before(body, child)
+            ):
+                return True
             child = ancestor
         return False
+
+    def _is_branch(self, block: cst.CSTNode) -> bool:
+        parent = self.facts.parent(block)
+        return isinstance(parent, (cst.If, cst.Else)) and parent.body is block
+
+    def _selects_cuda(self, statement: cst.CSTNode) -> bool:
+        """``self.device = torch.device(f"cuda:{gpus[0]}")``: the branch that sets the device to CUDA runs on CUDA
+        (issue 14: ``if not gpu_memory: <CPU setup> else: <CUDA setup, autocast("cuda")>``)."""
+        if not isinstance(statement, cst.SimpleStatementLine):
+            return False
+        lattice = self.facts.fact(DeviceLattice)
+        return any(
+            value is not None and _names_device_variable(target) and lattice.devices_of(value) == {Device.CUDA}
+            for target, value in _assignment_pairs(statement)
+        )
 
     def _skips_off_cuda(self, decorator: cst.BaseExpression) -> bool:
         """``@pytest.mark.skipif(not torch.cuda.is_available(), ...)``, ``@unittest.skipUnless(<on CUDA>, ...)``,
