@@ -19,7 +19,10 @@ from trainlint.diagnostics import Applicability
 from trainlint.engine import RuleSettings, fix_source, lint_source
 from trainlint.registry import ALL_CODES, load_rule
 
-SETTINGS = RuleSettings(codes=ALL_CODES)
+# Snapshots are what `trainlint fix --write --unsafe-fixes` writes for a project on torch 2.5 or later (the
+# runtime proofs run them on a recent torch); tests/test_rule_TL201.py checks the fixes for older targets.
+FIXTURE_TARGET_TORCH = "2.5"
+SETTINGS = RuleSettings(codes=ALL_CODES, options={code: {"target-torch": FIXTURE_TARGET_TORCH} for code in ALL_CODES})
 
 
 def _findings(path: Path, text: str):

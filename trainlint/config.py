@@ -28,6 +28,7 @@ KNOWN_KEYS = (
     "extend-include",
     "unsafe-fixes",
     "respect-gitignore",
+    "target-torch",
     "options",
 )
 
@@ -53,6 +54,7 @@ class Config:
     extend_include: Tuple[str, ...] = ()
     unsafe_fixes: Optional[bool] = None
     respect_gitignore: Optional[bool] = None
+    target_torch: Optional[str] = None  # "2.3"; None: read from the project's dependency on torch
     options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # by rule code
 
     @property
@@ -165,6 +167,15 @@ def parse_config(table: Mapping[str, Any], path: Optional[Path]) -> Config:
             raise _config_error(path, f"`{key}` must be true or false, got {value!r}", (key,), at_value=True)
         return value
 
+    def torch_version(key: str) -> Optional[str]:
+        from trainlint.target_torch import parse_torch_version
+
+        value = table.get(key)
+        if value is not None and (not isinstance(value, str) or parse_torch_version(value) is None):
+            message = f'`{key}` must be a torch version written as a string, such as "2.3", got {value!r}'
+            raise _config_error(path, message, (key,), at_value=True)
+        return value
+
     return Config(
         path=path,
         select=selectors("select"),
@@ -177,6 +188,7 @@ def parse_config(table: Mapping[str, Any], path: Optional[Path]) -> Config:
         extend_include=strings("extend-include") or (),
         unsafe_fixes=boolean("unsafe-fixes"),
         respect_gitignore=boolean("respect-gitignore"),
+        target_torch=torch_version("target-torch"),
         options=_rule_options(table.get("options", {}), path),
     )
 

@@ -162,13 +162,45 @@ def _ensure_import(module: cst.Module, needed: Import) -> cst.Module:
 
 
 def _drop_unused_imports(module: cst.Module, candidates: Iterable[Import]) -> cst.Module:
+    """Drop the candidate imports nothing uses any more, at module level and in function bodies
+    (``def main(): from torch.cuda.amp import GradScaler``)."""
     uses = _NameUses()
     walk.visit(module, uses)
     wanted = {(c.module, c.name) for c in candidates}
+    module = module.with_changes(body=_kept_statements(module, module.body, wanted, uses.names))
+    return module.visit(_LocalImportDropper(module, wanted, uses.names))
+
+
+def _kept_statements(module: cst.Module, statements: Sequence[cst.CSTNode], wanted, used: Set[str]) -> List[cst.CSTNode]:
+    """``statements`` without the unused imports; a dropped statement's leading blank lines and comments pass
+    to the statement after it (unless that one has its own), so import groups stay apart."""
     body: List[cst.CSTNode] = []
-    for statement in module.body:
-        body.extend(_without_unused(module, statement, wanted, uses.names))
-    return module.with_changes(body=body)
+    orphaned: Sequence[cst.EmptyLine] = ()
+    for statement in statements:
+        kept = _without_unused(module, statement, wanted, used)
+        if not kept:
+            orphaned = orphaned or getattr(statement, "leading_lines", ())
+            continue
+        if orphaned and not kept[0].leading_lines:
+            kept[0] = kept[0].with_changes(leading_lines=orphaned)
+        orphaned = ()
+        body.extend(kept)
+    return body
+
+
+class _LocalImportDropper(cst.CSTTransformer):
+    """The same in every function body; a body whose only statements were such imports is left as it was."""
+
+    def __init__(self, module: cst.Module, wanted, used: Set[str]) -> None:
+        super().__init__()
+        self._module, self._wanted, self._used = module, wanted, used
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
+        block = updated_node.body
+        if not isinstance(block, cst.IndentedBlock):
+            return updated_node
+        kept = _kept_statements(self._module, block.body, self._wanted, self._used)
+        return updated_node.with_changes(body=block.with_changes(body=kept)) if kept else updated_node
 
 
 def _without_unused(module: cst.Module, statement: cst.CSTNode, wanted, used: Set[str]) -> List[cst.CSTNode]:

@@ -154,8 +154,21 @@ def build_settings(config: Config, overrides: Overrides, cwd: Path, pinned: bool
         include=include,
         unsafe_fixes=unsafe,
         respect_gitignore=True if gitignore is None else gitignore,
-        options={code: dict(values) for code, values in config.options.items()},
+        options=_with_target_torch(config, cwd if pinned or config.root is None else config.root),
     )
+
+
+def _with_target_torch(config: Config, root: Path) -> Dict[str, Dict[str, object]]:
+    """Each rule's options, with ``target-torch`` (the setting, else the project's dependency on torch) for every
+    rule that did not set its own; rules that declare no such option never read it."""
+    from trainlint.registry import ALL_CODES
+    from trainlint.target_torch import declared_torch
+
+    options = {code: dict(values) for code, values in config.options.items()}
+    target = config.target_torch or declared_torch(root)
+    for code in ALL_CODES if target else ():
+        options.setdefault(code, {}).setdefault("target-torch", target)
+    return options
 
 
 class SettingsResolver:

@@ -1,1 +1,1 @@
-"""Mixed precision and device types: TL201 cuda-amp-on-other-device."""
+"""Mixed precision and device types: TL201 cuda-amp-on-other-device, TL202 device-type-sniffing."""

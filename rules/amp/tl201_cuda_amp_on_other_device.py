@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from typing import Dict, FrozenSet, Iterator, List, NamedTuple, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -19,43 +19,14 @@ from trainlint.analysis.devices import (
     string_value,
 )
 from trainlint.diagnostics import Applicability
-from trainlint.rule import CstFix, Import, Rule
+from trainlint.rule import CstFix, Import, Option, Rule
+from trainlint.rules.amp import torch_apis
+from trainlint.rules.amp.amp_apis import AMP_APIS, AmpApi, Arguments, bind_arguments
+from trainlint.target_torch import ASSUMED_TORCH, TARGET_TORCH_OPTION, parse_torch_version
 
 
-class AmpApi(NamedTuple):
-    """One AMP entry point: which family, whether it is the CUDA-only ``torch.cuda.amp`` one, its parameters."""
-
-    family: str  # "autocast" or "GradScaler"
-    cuda_only: bool  # torch.cuda.amp.*: no device parameter, CUDA or nothing
-    parameters: Tuple[str, ...]  # in positional order
-
-    @property
-    def device_parameter(self) -> str:
-        return "device_type" if self.family == "autocast" else "device"
-
-
-_SCALER_OPTIONS = ("init_scale", "growth_factor", "backoff_factor", "growth_interval", "enabled")
-_CUDA_AUTOCAST = AmpApi("autocast", True, ("enabled", "dtype", "cache_enabled"))
-_CUDA_SCALER = AmpApi("GradScaler", True, _SCALER_OPTIONS)
-_AUTOCAST = AmpApi("autocast", False, ("device_type", "dtype", "enabled", "cache_enabled"))
-_SCALER = AmpApi("GradScaler", False, ("device", *_SCALER_OPTIONS))
-AMP_APIS: Dict[str, AmpApi] = {
-    "torch.cuda.amp.autocast": _CUDA_AUTOCAST,
-    "torch.cuda.amp.autocast_mode.autocast": _CUDA_AUTOCAST,
-    "torch.cuda.amp.GradScaler": _CUDA_SCALER,
-    "torch.cuda.amp.grad_scaler.GradScaler": _CUDA_SCALER,
-    "torch.autocast": _AUTOCAST,
-    "torch.amp.autocast": _AUTOCAST,
-    "torch.amp.autocast_mode.autocast": _AUTOCAST,
-    "torch.GradScaler": _SCALER,
-    "torch.amp.GradScaler": _SCALER,
-    "torch.amp.grad_scaler.GradScaler": _SCALER,
-}
 # Errors a compatibility shim catches when the newer torch.amp API is missing.
 COMPAT_ERRORS = frozenset({"AttributeError", "TypeError", "ImportError", "ModuleNotFoundError", "NameError"})
-SNIFF_MESSAGE = (
-    'This device-type test maps MPS (and every other non-CUDA device) to "cpu", so autocast never runs on MPS'
-)
 # Where a name is bound: the field of its parent that holds it (the name in `def autocast`, `for autocast in`).
 _BINDING_FIELDS = {
     cst.FunctionDef: "name",
@@ -73,29 +44,39 @@ _BINDING_FIELDS = {
     cst.CompFor: "target",
     cst.NamedExpr: "target",
 }
+TARGET_OPTION = "target-torch"
+EVERYWHERE_OPTION = "autocast-on-other-accelerators"
 _NO_SPACE = cst.SimpleWhitespace("")
 _KEYWORD_EQUAL = cst.AssignEqual(whitespace_before=_NO_SPACE, whitespace_after=_NO_SPACE)
 
-Arguments = Dict[str, cst.Arg]  # parameter name -> the argument passing it, in call order
 
 
 class CudaAmpOnOtherDevice(Rule):
     """## What it does
     Finds CUDA-only mixed precision (`torch.cuda.amp`, or autocast/GradScaler
-    hard-wired to "cuda") in code that can run on MPS or the CPU.
+    hard-wired to "cuda") in code that an accelerator other than CUDA can run.
 
     It reports `torch.cuda.amp.autocast` / `torch.cuda.amp.GradScaler` (under
     any import spelling, `from torch.cuda.amp import *` too, unless the module
     binds the name otherwise), `torch.autocast("cuda")`,
     `torch.amp.autocast(device_type="cuda")`, `torch.amp.GradScaler("cuda")`
-    (or with no device: it defaults to CUDA), and a device type sniffed as
-    `"cuda" if "cuda" in device else "cpu"` that feeds autocast. "Can run on
-    MPS or the CPU" means the module names such a device (`"mps"`,
-    `torch.backends.mps`, `"cuda" if ... else "cpu"`, `def main(device="cpu")`,
-    a `--device` option mentioning cpu/mps, but not a data pipeline's
-    `--dali_device` or `data_device`: a CUDA model may take CPU-decoded input),
-    or takes its device at run time (a `device` parameter) without pinning
-    itself to CUDA.
+    (or with no device: it defaults to CUDA). A device type sniffed as
+    `"cuda" if "cuda" in device else "cpu"` is TL202's.
+
+    "Another accelerator can run it" is a query on the module's devices
+    (`trainlint/analysis/devices.py`): the module names MPS, an XPU, NPU or HPU
+    (`"mps"`, `torch.backends.mps`, a same-module auto-detection helper that
+    can return one, a base class's `self.device`), or its device comes from
+    somewhere that can be anything and nothing pins it to CUDA: a `device`
+    parameter of a function the module never calls itself (reusable code),
+    `accelerator.device` of Accelerate or Fabric, a `--device` option without
+    `choices` (or whose choices offer MPS), a config dataclass built from the
+    caller's `**overrides`, a helper imported from elsewhere. Code that can
+    only be CUDA or the CPU (`"cuda" if torch.cuda.is_available() else "cpu"`,
+    a helper returning `cuda:N` or `cpu`, `--device` with choices
+    `["cuda:0", "cpu"]`) is not reported: on the CPU these calls warn and
+    train in fp32, the fallback such scripts intend. (Their deprecation,
+    `torch.cuda.amp.*` since torch 2.4, is not what this rule is about.)
 
     It stays silent where CUDA-only AMP is deliberate: a device-aware
     `torch.autocast(device_type=device.type)`; an `enabled=` that can only be
@@ -105,7 +86,9 @@ class CudaAmpOnOtherDevice(Rule):
     device (`check_amp(model)` returning False on cpu/mps; an imported
     `check_amp` is trusted by its name), or to the switch that picks CUDA
     (`enabled=args.cuda` where `device = "cuda" if args.cuda else "cpu"`);
-    code under `if device.type == "cuda":`, `if torch.cuda.is_available():`,
+    code in an `if`/`else` branch after it sets the device to CUDA
+    (`else: self.device = torch.device(f"cuda:{gpus[0]}")`); code under
+    `if device.type == "cuda":`, `if torch.cuda.is_available():`,
     `if args.cuda:` (that same switch), `case "cuda":`, or in a test skipped
     without CUDA (`@RunIf(min_cuda_gpus=1)` too); code after a guard that
     leaves (`raise`, `sys.exit()`, `return`) off CUDA, earlier in the same or
@@ -129,11 +112,10 @@ class CudaAmpOnOtherDevice(Rule):
     / `except ImportError: from torch.cuda.amp import GradScaler`).
 
     ## Why is this bad
-    On MPS or the CPU these calls warn ("CUDA is not available ... Disabling
-    autocast", "GradScaler is enabled, but CUDA is not available.
+    On MPS or another accelerator these calls warn ("CUDA is not available ...
+    Disabling autocast", "GradScaler is enabled, but CUDA is not available.
     Disabling.") and turn themselves off: the "mixed precision" run silently
-    trains in fp32. A string sniff that maps every non-CUDA device to "cpu"
-    does the same without even a warning. And a `GradScaler` must never be
+    trains in fp32. And a `GradScaler` must never be
     enabled on MPS: its `unscale_` calls `.double()`, which MPS rejects
     (pytorch/pytorch#142397).
 
@@ -150,30 +132,41 @@ class CudaAmpOnOtherDevice(Rule):
     ## Use instead
     ```python
     device = torch.device("mps" if torch.backends.mps.is_available() else "cpu")
-    scaler = torch.amp.GradScaler(device.type, enabled=config.mixed_precision and device.type == "cuda")
-    with torch.amp.autocast(device_type=device.type, enabled=config.mixed_precision and device.type != "cpu"):
+    scaler = torch.amp.GradScaler("cuda", enabled=config.mixed_precision and device.type == "cuda")
+    with torch.autocast(device_type=device.type, enabled=config.mixed_precision and device.type != "cpu"):
         loss = loss_fn(model(x), y)
     ```
 
     ## Fix safety
-    Safe where a device expression is in scope (`device`, `self.device`,
-    `args.device`, a module-level `DEVICE`): autocast gets
-    `device_type=<device type>`, every other argument kept, and is enabled
-    off the CPU only, as the original effectively was (on the CPU it disabled
-    itself; CPU autocast would switch to bfloat16); the scaler gets the device
-    type and is enabled on CUDA only. The device type is `device.type` for a
-    `torch.device`, the string itself for a plain `"mps"`/`"cpu"` string, and
-    `torch.device(device).type` when it may be either. On CUDA the code runs
-    exactly as before; on MPS autocast now really runs. A `device` bound by
-    an enclosing `for device in ...:` or `with ... as device:` is that
-    loop's value, of unknown kind. A now-unused
-    `from torch.cuda.amp import ...` is dropped and `import torch` added if
-    needed; a `from torch.cuda.amp import *` stays, as it may bring in other
-    names. A sniffed device type becomes `torch.device(device).type`.
+    The fix is safe: it keeps mixed precision exactly where it ran before
+    (on CUDA) and removes the warnings elsewhere, where the original turned
+    itself off anyway. Autocast and the scaler get
+    `enabled=<their enabled> and <device type> == "cuda"`, every other
+    argument kept; with no device in scope (`device`, `self.device` set in the
+    class or a same-module base class, `args.device`, a module-level `DEVICE`),
+    `enabled=... and torch.cuda.is_available()`. The device type is
+    `device.type` for a `torch.device` (`accelerator.device` is one), the
+    string itself for a plain `"mps"`/`"cpu"`, and `torch.device(device).type`
+    when it may be either. Where the target torch has them,
+    `torch.cuda.amp.autocast` becomes `torch.autocast("cuda", ...)` (torch
+    1.10) and `torch.cuda.amp.GradScaler` becomes `torch.amp.GradScaler("cuda", ...)`
+    (torch 2.3); below that the call keeps its API and only gains the
+    `enabled` gate. A `from torch.cuda.amp import ...` left unused (at module
+    level or in a function) is dropped, keeping the blank line before it;
+    `import torch` is added if needed; a star import stays.
 
-    With no device in scope the fix is unsafe:
-    `torch.amp.autocast("cuda", enabled=torch.cuda.is_available())` silences
-    the warnings but keeps AMP off on MPS; pass the device in instead.
+    Making AMP actually run on MPS or an XPU changes numerics (float16 on MPS,
+    with no loss scaling: the GradScaler must stay CUDA-only), so it is a
+    separate, unsafe fix, offered for autocast when the option
+    `autocast-on-other-accelerators = true` is set and the target torch is
+    2.5 or later (MPS autocast arrived in 2.5; older releases raise):
+    `torch.autocast(device_type=<device type>, enabled=... and <device type> != "cpu")`.
+
+    ## Options
+    `target-torch` (usually set once for every rule as `[tool.trainlint]
+    target-torch = "2.3"`, else read from the project's dependency on torch;
+    1.10 when nothing says) decides which APIs the fixes write;
+    `autocast-on-other-accelerators` (default false) picks the unsafe fix above.
 
     ## Evidence
     `fixtures/TL201_cuda_amp_on_other_device/` (bad cases with fixed
@@ -184,10 +177,15 @@ class CudaAmpOnOtherDevice(Rule):
     """
 
     fix = Applicability.SAFE
-
-    def visit_Module(self, node: cst.Module) -> None:
-        self._sniffs: List[cst.IfExp] = []
-        self._autocast_device_names: Set[str] = set()
+    options = {
+        TARGET_OPTION: TARGET_TORCH_OPTION,
+        EVERYWHERE_OPTION: Option(
+            False,
+            "Fix autocast to run on the device's own type (MPS, XPU), not on CUDA only: unsafe, since float16 "
+            "on MPS without loss scaling changes results; needs target-torch 2.5 or later",
+            kind=bool,
+        ),
+    }
 
     # -- torch.cuda.amp and hard-wired "cuda" ----------------------------------------
 
@@ -197,8 +195,6 @@ class CudaAmpOnOtherDevice(Rule):
             return
         api, arguments = found
         device_argument = arguments.get(api.device_parameter)
-        if api.family == "autocast" and device_argument is not None:
-            self._note_autocast_device(device_argument.value)
         if not self._hard_wired(api, device_argument) or self._deliberately_cuda(node, api, arguments):
             return
         self.report(node, _message(api), fix=self._amp_fix(node, api, arguments))
@@ -208,7 +204,7 @@ class CudaAmpOnOtherDevice(Rule):
         head = (dotted(node.func) or "").split(".")[0]
         if api is None or head in self._ambiguous_imports:
             return None
-        arguments = _bind(node, api.parameters)
+        arguments = bind_arguments(node, api.parameters)
         return None if arguments is None else (api, arguments)
 
     @staticmethod
@@ -221,7 +217,7 @@ class CudaAmpOnOtherDevice(Rule):
 
     def _deliberately_cuda(self, node: cst.Call, api: AmpApi, arguments: Arguments) -> bool:
         """CUDA-only on purpose: the module or this code path only runs on CUDA, or it is a compat shim."""
-        if not self.facts.fact(DevicesInUse).can_run_off_cuda:
+        if not self.facts.fact(DevicesInUse).reaches_other_accelerator:
             return True
         regions = self.facts.fact(CudaOnlyRegions)
         enabled = arguments.get("enabled")
@@ -296,41 +292,72 @@ class CudaAmpOnOtherDevice(Rule):
 
     # -- the fix ------------------------------------------------------------------
 
-    def _amp_fix(self, node: cst.Call, api: AmpApi, arguments: Arguments) -> CstFix:
-        torch = self.facts.torch_name()
+    def _amp_fix(self, node: cst.Call, api: AmpApi, arguments: Arguments) -> Optional[CstFix]:
+        """The safe fix (AMP stays exactly where it ran: on CUDA), or, where the option asks for it and the
+        target torch has MPS autocast, the unsafe one that runs autocast on the device's own type."""
         device = self.facts.fact(DeviceScopes).device_in_scope(node)
-        device_type, gate = self._device_type_and_gate(api, device)
-        enabled = _both(arguments["enabled"].value, gate) if "enabled" in arguments else gate
-        keyword_device = api.family == "autocast" and device is not None
-        new_call = node.with_changes(
-            func=cst.parse_expression(f"{torch}.amp.{api.family}") if api.cuda_only else node.func,
-            args=_rewritten_arguments(node, api, arguments, device_type, enabled, keyword_device),
-        )
-        uses_torch = api.cuda_only or device is None or device.kind is DeviceKind.UNKNOWN
-        return CstFix(
-            message=_fix_message(api, device),
-            applicability=Applicability.SAFE if device is not None else Applicability.UNSAFE,
-            replacements={node: new_call},
-            imports=self._torch_import(uses_torch),
-            unused_imports=self._import_of(node.func) if api.cuda_only else (),
-        )
+        everywhere = api.family == "autocast" and device is not None and self.option(EVERYWHERE_OPTION)
+        if everywhere and self._target() >= torch_apis.MPS_AUTOCAST:
+            return self._autocast_everywhere_fix(node, api, arguments, device)
+        return self._cuda_only_fix(node, api, arguments, device)
 
-    def _device_type_and_gate(
-        self, api: AmpApi, device: Optional[DeviceInScope]
-    ) -> Tuple[cst.BaseExpression, cst.BaseExpression]:
-        """The device type to pass, and the condition for ``enabled``.
+    def _cuda_only_fix(
+        self, node: cst.Call, api: AmpApi, arguments: Arguments, device: Optional[DeviceInScope]
+    ) -> CstFix:
+        """Enabled only on CUDA: identical there, and no warning (nor AMP) where it used to turn itself off.
 
-        Autocast runs off the CPU only (the original was a no-op there), the
-        scaler on CUDA only (never on MPS). With no device known: "cuda", and
-        only where CUDA is available.
+        ``torch.cuda.amp`` becomes ``torch.autocast("cuda", ...)`` / ``torch.amp.GradScaler("cuda", ...)``
+        where the target torch has them, and stays as it is below that.
         """
         torch = self.facts.torch_name()
         if device is None:
-            return self._string("cuda"), cst.parse_expression(f"{torch}.cuda.is_available()")
-        operator, kind = (cst.NotEqual(), "cpu") if api.family == "autocast" else (cst.Equal(), "cuda")
-        comparison = cst.ComparisonTarget(operator=operator, comparator=self._string(kind))
-        gate = cst.Comparison(left=device.type_expression(torch), comparisons=[comparison])
-        return device.type_expression(torch), gate
+            gate: cst.BaseExpression = cst.parse_expression(f"{torch}.cuda.is_available()")
+        else:
+            gate = _compare(device.type_expression(torch), cst.Equal(), self._string("cuda"))
+        enabled = _both(arguments["enabled"].value, gate) if "enabled" in arguments else gate
+        since = torch_apis.AUTOCAST if api.family == "autocast" else torch_apis.AMP_GRAD_SCALER
+        modernised = api.cuda_only and self._target() >= since
+        new_api = f"{torch}.autocast" if api.family == "autocast" else f"{torch}.amp.GradScaler"
+        new_call = node.with_changes(
+            func=cst.parse_expression(new_api) if modernised else node.func,
+            args=_rewritten_arguments(node, api, arguments, self._string("cuda") if modernised else None, enabled),
+        )
+        spelled = device is None or device.kind is DeviceKind.UNKNOWN or modernised
+        where = "where CUDA is available" if device is None else "on a CUDA device"
+        return CstFix(
+            message=f"Enable {api.family} {where} only: AMP runs exactly where it ran, and nothing warns elsewhere",
+            applicability=Applicability.SAFE,
+            replacements={node: new_call},
+            imports=self._torch_import(spelled),
+            unused_imports=self._import_of(node.func) if modernised else (),
+        )
+
+    def _autocast_everywhere_fix(
+        self, node: cst.Call, api: AmpApi, arguments: Arguments, device: DeviceInScope
+    ) -> CstFix:
+        """``torch.autocast(device_type=<the device's type>, enabled=... and <type> != "cpu")``: real mixed
+        precision on MPS and XPU too, which changes their numerics (unsafe)."""
+        torch = self.facts.torch_name()
+        device_type = device.type_expression(torch)
+        gate = _compare(device.type_expression(torch), cst.NotEqual(), self._string("cpu"))
+        enabled = _both(arguments["enabled"].value, gate) if "enabled" in arguments else gate
+        new_call = node.with_changes(
+            func=cst.parse_expression(f"{torch}.autocast") if api.cuda_only else node.func,
+            args=_rewritten_arguments(node, api, arguments, device_type, enabled, keyword_device=True),
+        )
+        return CstFix(
+            message=(
+                "Run autocast on the device's own type: on MPS it then computes in float16 with no loss scaling "
+                "(the GradScaler stays CUDA-only), so results there change; CPU autocast stays off"
+            ),
+            applicability=Applicability.UNSAFE,
+            replacements={node: new_call},
+            imports=self._torch_import(api.cuda_only or device.kind is DeviceKind.UNKNOWN),
+            unused_imports=self._import_of(node.func) if api.cuda_only else (),
+        )
+
+    def _target(self) -> torch_apis.Version:
+        return parse_torch_version(self.option(TARGET_OPTION)) or ASSUMED_TORCH
 
     def _torch_import(self, needed: bool) -> Tuple[Import, ...]:
         """``import torch`` when the fix spells ``torch`` and the module has no alias for it."""
@@ -347,79 +374,12 @@ class CudaAmpOnOtherDevice(Rule):
         quote = "'" if self.facts.text.count("'") > self.facts.text.count('"') else '"'
         return cst.SimpleString(f"{quote}{value}{quote}")
 
-    # -- device types sniffed from strings ------------------------------------------
-
-    def visit_IfExp(self, node: cst.IfExp) -> None:
-        """Collect ``"cuda" if <on CUDA> else "cpu"`` (and its mirror image)."""
-        on_cuda_branch = _sniff_branches(node)
-        if on_cuda_branch is None:
-            return
-        if self.facts.fact(CudaOnlyRegions).cuda_condition(node.test) is on_cuda_branch:
-            self._sniffs.append(node)
-
-    def _note_autocast_device(self, value: cst.BaseExpression) -> None:
-        name = dotted(value)
-        if name is not None:
-            self._autocast_device_names.add(name)
-
-    def leave_Module(self, original_node: cst.Module) -> None:
-        """Report the sniffs that feed an autocast device type (known only once every call was seen)."""
-        for sniff in self._sniffs:
-            if self._feeds_autocast(sniff) and self._maps_other_devices_to_cpu(sniff):
-                self.report(sniff, SNIFF_MESSAGE, fix=self._sniff_fix(sniff))
-
-    def _feeds_autocast(self, sniff: cst.IfExp) -> bool:
-        parent = self.facts.parent(sniff)
-        if isinstance(parent, cst.Arg):
-            call = self.facts.parent(parent)
-            found = self._amp_call(call) if isinstance(call, cst.Call) else None
-            return found is not None and found[0].family == "autocast" and found[1].get("device_type") is parent
-        if isinstance(parent, (cst.Assign, cst.AnnAssign)):
-            targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
-            return any(dotted(t) in self._autocast_device_names for t in targets)
-        return False
-
-    def _maps_other_devices_to_cpu(self, sniff: cst.IfExp) -> bool:
-        """The sniffed device can be something other than CUDA or the CPU (MPS): it would become "cpu"."""
-        inspected = _inspected_device(sniff)
-        if inspected is None:  # torch.cuda.is_available(): wrong only where MPS is an option
-            return self.facts.fact(DevicesInUse).mentions_mps
-        values = self.facts.fact(DevicesInUse).literal_values(inspected)
-        return values is None or any(not (CUDA_DEVICE.match(v) or v == "cpu") for v in values)
-
-    def _sniff_fix(self, sniff: cst.IfExp) -> Optional[CstFix]:
-        inspected = _inspected_device(sniff)
-        if isinstance(inspected, cst.Attribute) and inspected.attr.value == "type":
-            device: Optional[DeviceInScope] = DeviceInScope(inspected.value, DeviceKind.TORCH_DEVICE)
-        elif inspected is not None:
-            device = DeviceInScope(inspected, DeviceKind.UNKNOWN)
-        else:
-            device = self.facts.fact(DeviceScopes).device_in_scope(sniff)
-        if device is None:
-            return None
-        return CstFix(
-            message="Take the device type from the device itself",
-            applicability=Applicability.SAFE,
-            replacements={sniff: device.type_expression(self.facts.torch_name())},
-            imports=self._torch_import(device.kind is DeviceKind.UNKNOWN),
-        )
-
-
 def _message(api: AmpApi) -> str:
     off = "warns and turns itself off" if api.family == "autocast" else "warns and disables itself"
     if api.cuda_only:
-        where = "where this code runs on MPS or the CPU"
+        where = "where this code runs on MPS or another accelerator that is not CUDA"
         return f"`torch.cuda.amp.{api.family}` is CUDA-only: {where} it {off}, so AMP silently does nothing"
-    return f'{api.family} is hard-wired to "cuda" in code that can run on MPS or the CPU, where it {off}'
-
-
-def _fix_message(api: AmpApi, device: Optional[DeviceInScope]) -> str:
-    if device is None:
-        unsafe = f'torch.amp.{api.family}("cuda", enabled=torch.cuda.is_available())'
-        return f"Use `{unsafe}`; pass a device to make AMP work on MPS"
-    if api.family == "autocast":
-        return "Use `torch.amp.autocast` with the device's type, enabled off the CPU"
-    return "Use `torch.amp.GradScaler` with the device's type, enabled on CUDA only"
+    return f'{api.family} is hard-wired to "cuda" in code that MPS or another non-CUDA accelerator can run, where it {off}'
 
 
 def _star_exports(module: str) -> Iterator[Tuple[str, AmpApi]]:
@@ -430,43 +390,28 @@ def _star_exports(module: str) -> Iterator[Tuple[str, AmpApi]]:
             yield name, api
 
 
-def _bind(call: cst.Call, parameters: Tuple[str, ...]) -> Optional[Arguments]:
-    """Map each argument to its parameter; None for ``*args``/``**kwargs`` or arguments the API lacks."""
-    bound: Arguments = {}
-    positional = iter(parameters)
-    for arg in call.args:
-        if arg.star:
-            return None
-        name = arg.keyword.value if arg.keyword is not None else next(positional, None)
-        if name is None or name not in parameters or name in bound:
-            return None
-        bound[name] = arg
-    return bound
-
-
 def _rewritten_arguments(
     call: cst.Call,
     api: AmpApi,
     arguments: Arguments,
-    device_type: cst.BaseExpression,
+    device_type: Optional[cst.BaseExpression],
     enabled: cst.BaseExpression,
-    keyword_device: bool,
+    keyword_device: bool = False,
 ) -> List[cst.Arg]:
-    """The call's arguments with the device type and ``enabled`` set, every other argument kept.
-
-    ``torch.cuda.amp`` arguments become keywords: ``torch.amp`` orders its
-    parameters differently.
+    """The call's arguments with ``enabled`` set, and the device type where one is given; every other argument
+    kept. Leaving ``torch.cuda.amp`` (a ``device_type``), positional arguments become keywords: ``torch.amp``
+    orders its parameters differently.
     """
     new: List[cst.Arg] = []
     for name, arg in arguments.items():
-        if name == api.device_parameter:
+        if name == api.device_parameter and device_type is not None:
             arg = arg.with_changes(value=device_type)
         elif name == "enabled":
             arg = arg.with_changes(value=enabled)
-        if api.cuda_only and arg.keyword is None:
+        if api.cuda_only and device_type is not None and arg.keyword is None:
             arg = arg.with_changes(keyword=cst.Name(name), equal=_KEYWORD_EQUAL)
         new.append(arg)
-    if api.device_parameter not in arguments:
+    if device_type is not None and api.device_parameter not in arguments:
         keyword = cst.Name(api.device_parameter) if keyword_device else None
         equal = _KEYWORD_EQUAL if keyword else cst.MaybeSentinel.DEFAULT
         first = cst.Arg(value=device_type, keyword=keyword, equal=equal)
@@ -474,8 +419,16 @@ def _rewritten_arguments(
             first = first.with_changes(comma=cst.Comma(whitespace_after=call.whitespace_before_args))
         new.insert(0, first)
     if "enabled" not in arguments:
-        _append_argument(call, new, cst.Arg(value=enabled, keyword=cst.Name("enabled"), equal=_KEYWORD_EQUAL))
+        enabled_argument = cst.Arg(value=enabled, keyword=cst.Name("enabled"), equal=_KEYWORD_EQUAL)
+        if new:
+            _append_argument(call, new, enabled_argument)
+        else:
+            new.append(enabled_argument)
     return new
+
+
+def _compare(left: cst.BaseExpression, operator: cst.BaseCompOp, right: cst.BaseExpression) -> cst.Comparison:
+    return cst.Comparison(left=left, comparisons=[cst.ComparisonTarget(operator=operator, comparator=right)])
 
 
 def _append_argument(call: cst.Call, arguments: List[cst.Arg], new: cst.Arg) -> None:
@@ -518,31 +471,6 @@ def _calls_in(tree: cst.CSTNode) -> Iterator[cst.Call]:
         if isinstance(node, cst.Call):
             yield node
         stack.extend(walk.children(node))
-
-
-def _sniff_branches(node: cst.IfExp) -> Optional[bool]:
-    """For ``"cuda" if <test> else "cpu"``: True; for ``"cpu" if <test> else "cuda"``: False; else None."""
-    branches = (string_value(node.body), string_value(node.orelse))
-    if branches == ("cuda", "cpu"):
-        return True
-    return False if branches == ("cpu", "cuda") else None
-
-
-def _inspected_device(sniff: cst.IfExp) -> Optional[cst.BaseExpression]:
-    """The device value a sniff inspects (``device`` in ``"cuda" in device``); None for a global check."""
-    test = sniff.test
-    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        test = test.expression
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
-        right = test.comparisons[0].comparator
-        inspected = right if string_value(test.left) is not None else test.left
-    elif isinstance(test, cst.Call) and isinstance(test.func, cst.Attribute) and test.func.attr.value == "startswith":
-        inspected = test.func.value
-    else:
-        return None
-    if isinstance(inspected, cst.Call) and dotted(inspected.func) == "str" and len(inspected.args) == 1:
-        inspected = inspected.args[0].value  # "cuda" in str(device)
-    return None if string_value(inspected) is not None else inspected
 
 
 class _FromImports(cst.CSTVisitor):

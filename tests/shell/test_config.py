@@ -134,6 +134,8 @@ CONFIG_ERRORS = [
     ("trainlint.yaml", "select: [1, 2]\n", "`select` must be a list of strings, got [1, 2]"),
     ("trainlint.yaml", "exclude: 3\n", "`exclude` must be a list of strings, got 3"),
     ("trainlint.yaml", "unsafe-fixes: maybe\n", "`unsafe-fixes` must be true or false, got 'maybe'"),
+    ("pyproject.toml", "[tool.trainlint]\ntarget-torch = 2.3\n", '`target-torch` must be a torch version written as a string, such as "2.3", got 2.3'),
+    ("trainlint.yaml", "target-torch: latest\n", "`target-torch` must be a torch version written as a string, such as \"2.3\", got 'latest'"),
     ("trainlint.yaml", "- select\n", "the top level must be a mapping of settings"),
     ("trainlint.yaml", "select: [TL7\nignore: []\n", "invalid YAML: expected ',' or ']', but got ':' (at line 2, column 7)"),
     ("pyproject.toml", "[tool.trainlint\n", "invalid TOML: "),

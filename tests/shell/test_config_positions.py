@@ -77,7 +77,7 @@ def test_the_frame(project: Path) -> None:
     write(project, {"pyproject.toml": "[project]\nname = 'x'\n" + "\n" * 8 + '[tool.trainlint]\nselekt = ["TL7"]\n', "m.py": EVAL})
     assert invoke("check").stderr == (
         "trainlint: error: pyproject.toml:12:1: unknown key `selekt` in [tool.trainlint]; did you mean `select`? "
-        "(valid keys: select, ignore, extend-select, per-file-ignores, exclude, extend-exclude, include, extend-include, unsafe-fixes, respect-gitignore, options)\n"
+        "(valid keys: select, ignore, extend-select, per-file-ignores, exclude, extend-exclude, include, extend-include, unsafe-fixes, respect-gitignore, target-torch, options)\n"
         "   |\n"
         '12 | selekt = ["TL7"]\n'
         "   | ^^^^^^\n"

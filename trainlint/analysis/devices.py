@@ -3,13 +3,14 @@
 Rules about device-specific APIs (CUDA-only AMP, pinned memory, ...) need to
 know three things that no single call shows:
 
-- whether the module can run anywhere but CUDA at all: it names a non-CUDA
-  device (``"mps"``, ``torch.backends.mps``, ``"cuda" if ... else "cpu"``; not
-  a data pipeline's ``--dali_device``), or takes its device at run time (a
-  ``device`` parameter, ``--device``) without pinning itself to CUDA
+- which devices the module can run on, as a set on the device lattice
+  (:class:`Device`: cpu, cuda, mps, another accelerator, an accelerator of
+  unknown kind, unknown; :class:`DeviceLattice` gives the devices of any
+  expression), and whether something pins it to CUDA anyway
   (``assert torch.cuda.is_available()``, ``torch.cuda.set_device``, ``nccl``,
   ``f"cuda:{rank}"``, an unconditional ``model.cuda()`` or
-  ``torch.cuda.synchronize()``);
+  ``torch.cuda.synchronize()``). A module that can only be CUDA or the CPU
+  differs from one that can reach MPS, an XPU, or whatever a caller passes;
 - whether one node only ever runs on CUDA (inside ``if device.type ==
   "cuda":``, ``if args.cuda:`` where ``args.cuda`` picks the device,
   ``case "cuda":``, after ``if not torch.cuda.is_available(): raise`` or after
@@ -20,17 +21,18 @@ know three things that no single call shows:
   ``self.device``, ``args.device``) and whether it is a ``torch.device`` or a
   string, so that a fix spells its device *type* correctly.
 
-Three facts answer them, each requested with ``facts.fact(...)`` and sharing
-one scan of the module: :class:`DevicesInUse`, :class:`CudaOnlyRegions` and
-:class:`DeviceScopes`. All are syntactic approximations that err towards
+Four facts answer them, each requested with ``facts.fact(...)`` and sharing
+one scan of the module: :class:`DeviceLattice`, :class:`DevicesInUse`,
+:class:`CudaOnlyRegions` and :class:`DeviceScopes`. All are syntactic approximations that err towards
 "can't tell", which rules turn into silence or into an unsafe fix.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from enum import Enum
-from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -43,7 +45,6 @@ if TYPE_CHECKING:
 CUDA_DEVICE = re.compile(r"^cuda(:\d+)?$")
 NON_CUDA_DEVICE = re.compile(r"^(cpu|mps|xpu)(:\d+)?$")
 MPS_DEVICE = re.compile(r"^mps(:\d+)?$")
-DEVICE_WORD = re.compile(r"\b(cpu|mps)\b", re.IGNORECASE)
 MPS_WORD = re.compile(r"\bmps\b", re.IGNORECASE)
 DEVICE_VARIABLE = re.compile(r"^(_?device|DEVICE|\w+_device|device_type|gpu_type)$")
 # Where a run's settings live: `args.device`, `self.config.device` name the selected device.
@@ -64,7 +65,8 @@ CUDA_CHECK_CALLS = frozenset({"torch.cuda.is_available", "torch.cuda.device_coun
 EXIT_CALLS = frozenset({"sys.exit", "exit", "quit", "pytest.skip", "pytest.exit", "self.skipTest"})
 SKIP_DECORATORS = {"skipif": False, "skipIf": False, "skipUnless": True}  # runs when its condition is ...
 # Libraries that load only where CUDA is: TensorRT, cuda-python, PyCUDA, CuPy, NVIDIA Apex.
-CUDA_ONLY_LIBRARIES = frozenset({"tensorrt", "torch_tensorrt", "cuda", "pycuda", "cupy", "apex"})
+# (+ NVIDIA Transformer Engine and Microsoft's MS-AMP, FP8 kernels for Hopper/Ada GPUs: accelerate's benchmarks/fp8)
+CUDA_ONLY_LIBRARIES = frozenset({"tensorrt", "torch_tensorrt", "cuda", "pycuda", "cupy", "apex", "transformer_engine", "msamp"})
 # Calls that raise where there is no CUDA (a CPU-only build or an MPS machine): code running them cannot run there.
 _CUDA_RUNTIME = "synchronize current_device current_stream get_device_name get_device_properties get_device_capability"
 CUDA_RUNTIME_CALLS = frozenset(f"torch.cuda.{name}" for name in _CUDA_RUNTIME.split() + ["Stream", "Event"])
@@ -187,10 +189,15 @@ def _assignments_below(node: cst.CSTNode) -> Iterator[Tuple[str, Optional[cst.Ba
 
 
 def _fails_without_cuda(call: cst.Call, facts: "ModuleFacts") -> bool:
-    """``x.cuda()``, ``model.cuda()``, ``torch.cuda.synchronize()``: raises without CUDA, on a CPU-only build
+    """``x.cuda()``, ``model.to("cuda")``, ``torch.cuda.synchronize()``: raises without CUDA, on a CPU-only build
     ("Torch not compiled with CUDA enabled") and on a CUDA build on a machine without a GPU alike."""
-    moves = isinstance(call.func, cst.Attribute) and call.func.attr.value == "cuda"
-    return moves or facts.qualified_name(call.func) in CUDA_RUNTIME_CALLS
+    method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+    if method == "to" and call.args and call.args[0].keyword is None:
+        target = call.args[0].value
+        if isinstance(target, cst.Call) and facts.qualified_name(target.func) == "torch.device" and target.args:
+            target = target.args[0].value
+        return bool(CUDA_DEVICE.match(string_value(target) or ""))
+    return method == "cuda" or facts.qualified_name(call.func) in CUDA_RUNTIME_CALLS
 
 
 def _evaluated_calls(statement: cst.BaseSmallStatement) -> Iterator[cst.Call]:
@@ -243,13 +250,16 @@ class _ModuleScan(cst.CSTVisitor):
         super().__init__()
         self.facts = facts
         self.strings: List[cst.SimpleString] = []
-        self.cuda_fstrings = 0
+        self.cuda_fstrings: List[cst.FormattedString] = []
         self.calls: List[cst.Call] = []
         self.parameters: List[cst.Param] = []
         self.requirement_candidates: List[cst.CSTNode] = []  # asserts and ifs
         self.assignments: Dict[str, Values] = {}
         self.functions: Dict[str, List[cst.FunctionDef]] = {}
+        self.classes: Dict[str, List[cst.ClassDef]] = {}
         self.references_mps = False
+        # `exec(open("configurator.py").read())`, `globals().update(...)`: any module-level name may be overridden
+        self.overrides_globals = False
         # `"cuda" if args.cuda else "cpu"`: args.cuda -> {True}; `"cpu" if no_cuda else "cuda"`: no_cuda -> {False}
         self.device_choices: Dict[str, Set[bool]] = {}
 
@@ -259,10 +269,16 @@ class _ModuleScan(cst.CSTVisitor):
     def visit_FormattedString(self, node: cst.FormattedString) -> None:
         first = node.parts[0] if node.parts else None
         if isinstance(first, cst.FormattedStringText) and first.value.startswith("cuda"):
-            self.cuda_fstrings += 1
+            self.cuda_fstrings.append(node)
 
     def visit_Call(self, node: cst.Call) -> None:
         self.calls.append(node)
+        name = dotted(node.func)
+        if name == "exec":
+            self.overrides_globals = True
+        elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "update":
+            inner = node.func.value
+            self.overrides_globals |= isinstance(inner, cst.Call) and dotted(inner.func) == "globals"
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         """Note a switch that picks CUDA or another device: ``"cuda" if args.cuda else "cpu"``."""
@@ -304,11 +320,17 @@ class _ModuleScan(cst.CSTVisitor):
         self._note_assignments(node)
 
     def _note_assignments(self, node: cst.CSTNode) -> None:
+        """Names the statement binds; a class body's ``device: str = "cuda"`` is a field default, not a name."""
+        if isinstance(self.facts.parent(self.facts.parent(node)), cst.ClassDef):
+            return
         for target, value in _assignment_pairs(node):
             self.assignments.setdefault(target, []).append(value)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.functions.setdefault(node.name.value, []).append(node)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.classes.setdefault(node.name.value, []).append(node)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self._note_mps_reference(node)
@@ -365,71 +387,72 @@ def _scan(facts: "ModuleFacts") -> _ModuleScan:
 
 
 class DevicesInUse:
-    """Where a module can run: whether it names a non-CUDA device, takes one at run time, or pins CUDA."""
+    """Where a module can run (:attr:`devices`, on the lattice) and whether something pins it to CUDA."""
 
     def __init__(self, facts: "ModuleFacts") -> None:
         self.facts = facts
         self._scan = facts.fact(_scan)
         self._device_options = [c for c in self._scan.calls if _is_device_option(c)]
         self.mentions_mps: bool = self._scan.references_mps or any(self._names_mps(s) for s in self._scan.strings)
-        self.names_non_cuda_device: bool = self.mentions_mps or any(self._selects_cpu(s) for s in self._scan.strings)
-        self.runtime_device: bool = self._accepts_runtime_device()
         self.pinned_to_cuda: bool = self._pinned_to_cuda()
 
     @property
-    def can_run_off_cuda(self) -> bool:
-        """The module names a non-CUDA device, or takes its device at run time without pinning CUDA."""
-        return self.names_non_cuda_device or (self.runtime_device and not self.pinned_to_cuda)
+    def reaches_other_accelerator(self) -> bool:
+        """An accelerator that is not CUDA can run this module's code: one is named (MPS, XPU...), or the device
+        comes from somewhere that can be anything (a caller, a launcher, a free-form option) and nothing pins
+        the module to CUDA."""
+        if self.devices & NAMED_OTHER_ACCELERATORS:
+            return True
+        return bool(self.devices & {Device.ACCELERATOR, Device.UNKNOWN}) and not self.pinned_to_cuda
+
+    @functools.cached_property
+    def devices(self) -> Devices:
+        """Which devices this module can run on: the lattice's devices of everything that chooses one.
+
+        That is: values assigned to device variables (``device``,
+        ``self.device``, ``args.train_device``), device parameters, device
+        options, ``torch.device(<variable>)``, device keywords of non-torch
+        calls (``Trainer(device=...)``), what device-named helpers return,
+        launchers (``Accelerator()``), and any mention of MPS or another
+        accelerator (``torch.backends.mps``, ``"mps"``, ``"xpu"``).
+        """
+        lattice = self.facts.fact(DeviceLattice)
+        found: Set[Device] = {Device.MPS} if self.mentions_mps else set()
+        found.update(Device.OTHER_ACCELERATOR for s in self._scan.strings if OTHER_ACCELERATOR_DEVICE.match(string_value(s) or ""))
+        for target, values in self._scan.assignments.items():
+            if _names_device_variable(target):
+                found |= lattice.assigned_devices(target, values)
+        for parameter in self._scan.parameters:
+            if _names_selected_device(parameter.name.value):
+                found |= lattice.parameter_devices(parameter)
+        for definitions in self._scan.classes.values():
+            for field in {t for d in definitions for t, _ in _field_defaults(d) if _names_device_variable(t)}:
+                found |= lattice.field_devices(field)
+        for call in self._scan.calls:
+            found |= self._chosen_by_call(call, lattice)
+        for name, definitions in self._scan.functions.items():
+            if "device" in name.lower():
+                found |= lattice._union(_returned_values(definitions), frozenset({f"{name}()"}))
+        return frozenset(found)
+
+    def _chosen_by_call(self, call: cst.Call, lattice: "DeviceLattice") -> Devices:
+        """Devices a call chooses: a device option, ``torch.device(x)``, ``Trainer(device=x)``, ``Accelerator()``."""
+        name = self.facts.qualified_name(call.func)
+        if call in self._device_options:
+            return lattice._option_devices(call, frozenset())
+        if name == "torch.device" and call.args:
+            return lattice.devices_of(call.args[0].value)
+        if name in LAUNCHER_CLASSES:
+            return frozenset({Device.ACCELERATOR})
+        found: Set[Device] = set()
+        for argument in call.args:
+            if argument.keyword is not None and self._passes_device_setting(argument):
+                found |= lattice.devices_of(argument.value)
+        return frozenset(found)
 
     def _names_mps(self, literal: cst.SimpleString) -> bool:
         value = string_value(literal) or ""
         return bool(MPS_DEVICE.match(value)) or (self._in_device_option(literal) and bool(MPS_WORD.search(value)))
-
-    def _selects_cpu(self, literal: cst.SimpleString) -> bool:
-        """A "cpu" literal that chooses the device, as opposed to one that places a tensor or a checkpoint.
-
-        Choosing: ``"cuda" if ... else "cpu"``, ``device = "cpu"``,
-        ``def main(device="cpu")``, ``Trainer(device="cpu")``, ``device.type ==
-        "cpu"``, ``--device`` options, ``return torch.device("cpu")`` from a
-        ``get_device()``. Placing (CUDA-only code does it too):
-        ``map_location="cpu"``, ``x.to("cpu")``, ``p.device == torch.device("cpu")``.
-        """
-        value = string_value(literal) or ""
-        if self._in_device_option(literal):
-            return bool(DEVICE_WORD.search(value))
-        if not NON_CUDA_DEVICE.match(value):
-            return False
-        node, use = self._use_of(literal)
-        if isinstance(use, (cst.IfExp, cst.BooleanOperation)):
-            return True
-        if isinstance(use, (cst.Assign, cst.AnnAssign)):
-            targets = [t.target for t in use.targets] if isinstance(use, cst.Assign) else [use.target]
-            return any(_is_device_variable(t) for t in targets)
-        if isinstance(use, cst.Param):
-            return _names_selected_device(use.name.value)
-        if isinstance(use, cst.Arg):
-            return self._passes_device_setting(use)
-        if isinstance(use, (cst.Comparison, cst.ComparisonTarget)):
-            comparison = use if isinstance(use, cst.Comparison) else self.facts.parent(use)
-            sides = [comparison.left, *(t.comparator for t in comparison.comparisons)]
-            return any(_is_device_variable(side) for side in sides if side is not node)
-        if isinstance(use, cst.Return):
-            function = next((a for a in self.facts.ancestors(use) if isinstance(a, cst.FunctionDef)), None)
-            return function is not None and "device" in function.name.value.lower()
-        return False
-
-    def _use_of(self, literal: cst.SimpleString) -> Tuple[cst.CSTNode, Optional[cst.CSTNode]]:
-        """The expression a device literal stands in (through ``torch.device(...)`` and tuples) and its parent."""
-        node: cst.CSTNode = literal
-        while True:
-            parent = self.facts.parent(node)
-            call = self.facts.parent(parent) if isinstance(parent, cst.Arg) and parent.keyword is None else None
-            if isinstance(call, cst.Call) and self.facts.qualified_name(call.func) == "torch.device":
-                node = call
-            elif isinstance(parent, cst.Element):
-                node = self.facts.parent(parent)
-            else:
-                return node, parent
 
     def _passes_device_setting(self, argument: cst.Arg) -> bool:
         """``Trainer(device="cpu")``: a device keyword to a call that is not a tensor placement."""
@@ -452,33 +475,39 @@ class DevicesInUse:
             return False
         return any(a in self._device_options for a in self._until_statement(literal) if isinstance(a, cst.Call))
 
-    def _accepts_runtime_device(self) -> bool:
-        """A ``device`` parameter, ``torch.device(<variable>)``, or a ``--device`` command-line option."""
-        if self._device_options or any(_names_selected_device(p.name.value) for p in self._scan.parameters):
-            return True
-        return any(
-            self.facts.qualified_name(c.func) == "torch.device"
-            and bool(c.args)
-            and not isinstance(c.args[0].value, (cst.SimpleString, cst.FormattedString))
-            for c in self._scan.calls
-        )
-
     def _pinned_to_cuda(self) -> bool:
         """``torch.cuda.set_device``, NCCL, ``f"cuda:{rank}"``, a CUDA-only device variable, a CUDA requirement,
         an unconditional ``model.cuda()`` or CUDA runtime call, an unconditional import of a CUDA-only library."""
-        if any(self.facts.qualified_name(c.func) == "torch.cuda.set_device" for c in self._scan.calls):
+        if any(self._sets_cuda_device_unconditionally(c) for c in self._scan.calls):
             return True
         if any(self._imports_cuda_only_library(i) for i in self.facts.nodes(cst.Import, cst.ImportFrom)):
             return True
         if any(self._requires_cuda_unconditionally(c) for c in self._scan.calls):
             return True
-        if self._scan.cuda_fstrings or any(string_value(s) == "nccl" for s in self._scan.strings):
+        # `dist.init_process_group("nccl")`; not nanoGPT's `backend = "nccl"` default, used only `if ddp:`
+        nccl = [s for s in self._scan.strings if string_value(s) == "nccl" and isinstance(self.facts.parent(s), cst.Arg)]
+        if any(self._unconditional(node) for node in [*self._scan.cuda_fstrings, *nccl]):
             return True
+        lattice = self.facts.fact(DeviceLattice)
         for target, values in self._scan.assignments.items():
             if DEVICE_VARIABLE.match(target.rsplit(".", 1)[-1]) and any(self._is_cuda_device(v) for v in values):
-                return True
+                if lattice.assigned_devices(target, values) == {Device.CUDA}:  # CUDA whatever the run
+                    return True
         regions = self.facts.fact(CudaOnlyRegions)
-        return any(regions.requires_cuda(s) for s in self._scan.requirement_candidates)
+        return any(regions.requires_cuda(s) and self._unconditional(s) for s in self._scan.requirement_candidates)
+
+    def _sets_cuda_device_unconditionally(self, call: cst.Call) -> bool:
+        return self.facts.qualified_name(call.func) == "torch.cuda.set_device" and self._unconditional(call)
+
+    def _unconditional(self, node: cst.CSTNode) -> bool:
+        """Runs whenever its function (or the module) does: ``torch.cuda.set_device(rank)``, ``f"cuda:{rank}"``,
+        ``"nccl"`` under ``if ddp:`` pin only the distributed runs, and the others may use any device."""
+        for ancestor in self.facts.ancestors(node):
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+                return True
+            if isinstance(ancestor, _CONDITIONAL_CODE):
+                return False
+        return True
 
     def _imports_cuda_only_library(self, statement: cst.CSTNode) -> bool:
         """``import tensorrt as trt``, ``from cuda import cudart``: the module cannot even load without CUDA.
@@ -506,10 +535,6 @@ class DevicesInUse:
 
     def _is_cuda_device(self, value: Optional[cst.BaseExpression]) -> bool:
         return value is not None and bool(CUDA_DEVICE.match(string_value(self._scan.device_named_by(value)) or ""))
-
-    def literal_values(self, expression: cst.BaseExpression) -> Optional[FrozenSet[str]]:
-        """The strings a device expression can hold when it is built from literals only, else None."""
-        return self._scan.literal_values(expression)
 
 
 class CudaOnlyRegions:
@@ -628,7 +653,7 @@ class CudaOnlyRegions:
 
     def runs_only_on_cuda(self, node: cst.CSTNode) -> bool:
         """``node`` is reached only on CUDA: in a CUDA branch or ``case "cuda":``, after a CUDA requirement,
-        in a CUDA-only test."""
+        in a CUDA-only test, or after the branch it is in set the device to CUDA."""
         child = node
         for ancestor in self.facts.ancestors(node):
             if isinstance(ancestor, (cst.If, cst.IfExp)):
@@ -643,8 +668,27 @@ class CudaOnlyRegions:
             body = _suite_body(ancestor)
             if body is not None and any(self.requires_cuda(s) for s in _statements_before(body, child)):
                 return True
+            if body is not None and self._is_branch(ancestor) and any(
+                self._selects_cuda(s) for s in _statements_before(body, child)
+            ):
+                return True
             child = ancestor
         return False
+
+    def _is_branch(self, block: cst.CSTNode) -> bool:
+        parent = self.facts.parent(block)
+        return isinstance(parent, (cst.If, cst.Else)) and parent.body is block
+
+    def _selects_cuda(self, statement: cst.CSTNode) -> bool:
+        """``self.device = torch.device(f"cuda:{gpus[0]}")``: the branch that sets the device to CUDA runs on CUDA
+        (issue 14: ``if not gpu_memory: <CPU setup> else: <CUDA setup, autocast("cuda")>``)."""
+        if not isinstance(statement, cst.SimpleStatementLine):
+            return False
+        lattice = self.facts.fact(DeviceLattice)
+        return any(
+            value is not None and _names_device_variable(target) and lattice.devices_of(value) == {Device.CUDA}
+            for target, value in _assignment_pairs(statement)
+        )
 
     def _skips_off_cuda(self, decorator: cst.BaseExpression) -> bool:
         """``@pytest.mark.skipif(not torch.cuda.is_available(), ...)``, ``@unittest.skipUnless(<on CUDA>, ...)``,
@@ -826,7 +870,7 @@ class DeviceScopes:
         owner = self.facts.parent(self.facts.parent(function))
         if parameters[:1] == ["self"] and isinstance(owner, cst.ClassDef):
             for attribute in SELF_DEVICE_ATTRIBUTES:
-                values = list(_class_attribute_values(owner, f"self.{attribute}"))
+                values = list(_inherited_attribute_values(owner, f"self.{attribute}", self._scan))
                 assigned_here = any(t == f"self.{attribute}" for t, _ in _assignments_below(function.body))
                 if values and (not assigned_here or self._values_at(f"self.{attribute}", anchor, function.body)[1]):
                     found = _device_named(f"self.{attribute}", self._kind_of(values))
@@ -862,6 +906,8 @@ class DeviceScopes:
             return self._kind_of([value.body, value.orelse], seen)
         if isinstance(value, cst.Attribute) and value.attr.value == "type":
             return DeviceKind.TYPE_STRING  # device.type, torch.device(x).type
+        if isinstance(value, cst.Attribute) and value.attr.value == "device" and self._holds_torch_device(value.value):
+            return DeviceKind.TORCH_DEVICE
         if isinstance(value, cst.Call) and self.facts.qualified_name(value.func) == "torch.device":
             return DeviceKind.TORCH_DEVICE
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value not in seen:
@@ -871,6 +917,10 @@ class DeviceScopes:
         if is_type and (CUDA_DEVICE.match(literal) or NON_CUDA_DEVICE.match(literal)):
             return DeviceKind.TYPE_STRING
         return DeviceKind.UNKNOWN
+
+    def _holds_torch_device(self, owner: cst.BaseExpression) -> bool:
+        """``accelerator.device`` and ``next(model.parameters()).device`` are torch.devices; ``args.device`` may be a str."""
+        return isinstance(owner, cst.Call) or self.facts.fact(DeviceLattice).is_launcher(owner)
 
     def _returned_kind(self, function: str, seen: FrozenSet[str]) -> DeviceKind:
         """What a same-module function such as ``pick_device()`` returns on every path."""
@@ -889,8 +939,12 @@ def _is_device_variable(expression: cst.BaseExpression) -> bool:
     """
     if isinstance(expression, cst.Attribute) and expression.attr.value == "type":
         expression = expression.value
-    name = dotted(expression) or ""
-    owner, _, last = name.rpartition(".")
+    return _names_device_variable(dotted(expression) or "")
+
+
+def _names_device_variable(target: str) -> bool:
+    """``device``, ``self.device``, ``args.train_device``: an assignment target that holds the selected device."""
+    owner, _, last = target.rpartition(".")
     if not _names_selected_device(last) or "cpu" in last or "cuda" in last:
         return False
     return owner in ("", "self") or owner.split(".")[-1] in SETTINGS_OWNERS
@@ -979,6 +1033,19 @@ def _class_attribute_values(owner: cst.ClassDef, attribute: str) -> Iterator[Opt
             yield from (v for t, v in _assignment_pairs(statement) if t == name)
 
 
+def _inherited_attribute_values(
+    owner: cst.ClassDef, attribute: str, scan: _ModuleScan, visited: Optional[Set[str]] = None
+) -> Iterator[Optional[cst.BaseExpression]]:
+    """What ``owner`` or one of its same-module base classes assigns to ``self.<name>``."""
+    visited = set() if visited is None else visited
+    visited.add(owner.name.value)
+    yield from _class_attribute_values(owner, attribute)
+    for base in owner.bases:
+        name = dotted(base.value) or ""
+        for definition in scan.classes.get(name, ()) if name not in visited else ():
+            yield from _inherited_attribute_values(definition, attribute, scan, visited)
+
+
 def _bindings_in(statement: cst.CSTNode, name: str) -> Tuple[Values, bool]:
     """Values ``statement`` may assign to ``name``, and whether it assigns it on every path."""
     if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
@@ -1009,3 +1076,306 @@ def _has_else(statement: cst.If) -> bool:
     while isinstance(statement.orelse, cst.If):
         statement = statement.orelse
     return isinstance(statement.orelse, cst.Else)
+
+
+# -- the device lattice ----------------------------------------------------------------
+
+
+class Device(Enum):
+    """One point of the device lattice: where an expression can put code to run."""
+
+    CPU = "cpu"
+    CUDA = "cuda"
+    MPS = "mps"
+    OTHER_ACCELERATOR = "another accelerator (xpu, npu, hpu)"
+    ACCELERATOR = "an accelerator of unknown kind"  # Accelerate's or Fabric's choice: CUDA, MPS, XPU...
+    UNKNOWN = "unknown"  # anything at all: a caller's argument, a free-form option, an imported helper
+
+
+Devices = FrozenSet[Device]
+ANY_DEVICE: Devices = frozenset({Device.UNKNOWN})
+# Devices on which CUDA-only code is not CUDA but may still be an accelerator.
+NAMED_OTHER_ACCELERATORS: Devices = frozenset({Device.MPS, Device.OTHER_ACCELERATOR})
+OTHER_ACCELERATOR_DEVICE = re.compile(r"^(xpu|npu|hpu|xla|mlu|musa)(:\d+)?$")
+# Attributes of an `Accelerator()`/`Fabric()` holding the device they picked.
+LAUNCHER_CLASSES = frozenset({"accelerate.Accelerator", "lightning.Fabric", "lightning.fabric.Fabric", "lightning_fabric.Fabric"})
+# Untyped owners whose `.device` is a launcher's choice: `accelerator.device` in a function given the accelerator.
+LAUNCHER_NAMES = frozenset({"accelerator", "fabric"})  # fixtures/TL201.../bad_accelerator_device.py
+# Queries whose answer is whichever accelerator the machine has.
+ACCELERATOR_QUERIES = frozenset({"torch.accelerator.current_accelerator", "torch._C._get_accelerator"})
+
+
+def device_of_literal(text: str) -> Device:
+    """``"cuda:1"`` is CUDA, ``"mps"`` MPS, ``"xpu"`` another accelerator; a string naming no device is unknown."""
+    if CUDA_DEVICE.match(text):
+        return Device.CUDA
+    if text in ("cpu", "mps") or text.startswith(("cpu:", "mps:")):
+        return Device(text.split(":")[0])
+    return Device.OTHER_ACCELERATOR if OTHER_ACCELERATOR_DEVICE.match(text) else Device.UNKNOWN
+
+
+class DeviceLattice:
+    """Which devices an expression can name, and which the module can run on.
+
+    ``devices_of(expr)`` follows literals and ``torch.device(...)``,
+    ``x.type``, conditional expressions, names (every assignment in the
+    module, scope aside: a union errs towards "more devices"), parameters (their
+    default and the arguments of the module's own calls; a function nothing
+    here calls is reusable code, whose caller can pass anything), argparse
+    options (their ``choices``; without them anything), fields of the module's
+    dataclasses and keys of its dict literals, same-module helpers (what they
+    return), ``self.<attr>`` assigned in the class or a same-module base, and
+    ``accelerator.device`` (a launcher's pick: an accelerator of unknown kind).
+    """
+
+    def __init__(self, facts: "ModuleFacts") -> None:
+        self.facts = facts
+        self._scan = facts.fact(_scan)
+        self._memo: Dict[int, Devices] = {}
+
+    def devices_of(self, expression: cst.BaseExpression) -> Devices:
+        found = self._memo.get(id(expression))
+        if found is None:
+            found = self._memo[id(expression)] = self._devices(expression, frozenset())
+        return found
+
+    def _union(self, expressions: Iterable[Optional[cst.BaseExpression]], seen: FrozenSet[str]) -> Devices:
+        found: Set[Device] = set()
+        for expression in expressions:
+            found |= ANY_DEVICE if expression is None else self._devices(expression, seen)
+        return frozenset(found)
+
+    def _devices(self, node: cst.BaseExpression, seen: FrozenSet[str]) -> Devices:
+        if isinstance(node, cst.SimpleString):
+            text = string_value(node)
+            return frozenset({device_of_literal(text)}) if text is not None else ANY_DEVICE
+        if isinstance(node, cst.FormattedString):
+            first = node.parts[0] if node.parts else None
+            text = first.value if isinstance(first, cst.FormattedStringText) else ""
+            return frozenset({device_of_literal(text.split(":")[0])}) if text else ANY_DEVICE
+        if isinstance(node, cst.IfExp):
+            return self._union((node.body, node.orelse), seen)
+        if isinstance(node, cst.BooleanOperation):  # `args.device or "cuda"`
+            return self._union((node.left, node.right), seen)
+        if isinstance(node, cst.Call):
+            return self._call_devices(node, seen)
+        if isinstance(node, cst.Attribute):
+            return self._attribute_devices(node, seen)
+        if isinstance(node, cst.Subscript):
+            return self._key_devices(node, seen)
+        if isinstance(node, cst.Name):
+            return frozenset() if node.value == "None" else self._name_devices(node.value, seen)
+        return ANY_DEVICE
+
+    def _call_devices(self, call: cst.Call, seen: FrozenSet[str]) -> Devices:
+        name = self.facts.qualified_name(call.func)
+        if name == "torch.device" or dotted(call.func) == "str":
+            return self._devices(call.args[0].value, seen) if call.args else ANY_DEVICE
+        if name in ACCELERATOR_QUERIES:
+            return frozenset({Device.ACCELERATOR, Device.CPU})
+        helper = call.func.value if isinstance(call.func, cst.Name) else None
+        if isinstance(call.func, cst.Attribute) and dotted(call.func.value) in ("self", "cls"):
+            helper = call.func.attr.value
+        definitions = self._scan.functions.get(helper or "", ())
+        if not definitions or name is not None or f"{helper}()" in seen:
+            return ANY_DEVICE  # imported or unknown: an auto-detection helper elsewhere can return anything
+        return self._union(_returned_values(definitions), seen | {f"{helper}()"})
+
+    def _attribute_devices(self, node: cst.Attribute, seen: FrozenSet[str]) -> Devices:
+        owner, attribute = node.value, node.attr.value
+        if attribute == "type":
+            return self._devices(owner, seen)
+        if attribute == "device" and self.is_launcher(owner):
+            return frozenset({Device.ACCELERATOR, Device.CPU})
+        name = dotted(node)
+        if name is None or name in seen:
+            return ANY_DEVICE
+        seen = seen | {name}
+        if dotted(owner) == "self":
+            return self._self_attribute_devices(node, attribute, seen)
+        if attribute == "device" and not isinstance(owner, cst.Name):
+            return ANY_DEVICE
+        option = self._argparse_option(attribute)
+        if option is not None:
+            return self._option_devices(option, seen)
+        fields = self._dataclass_fields(attribute)
+        if fields:
+            return self._union(fields, seen)
+        if attribute == "device":  # `x.device` of a tensor or model: where it was moved
+            return self._placement_devices(dotted(owner) or "", seen)
+        values = self._scan.assignments.get(name)
+        return self._union(values, seen) if values else ANY_DEVICE
+
+    def is_launcher(self, owner: cst.BaseExpression) -> bool:
+        """``accelerator`` bound to ``Accelerator(...)``/``Fabric(...)``, or so named where it is passed in."""
+        name = dotted(owner) or ""
+        for value in self._scan.assignments.get(name, ()):
+            if isinstance(value, cst.Call) and self.facts.qualified_name(value.func) in LAUNCHER_CLASSES:
+                return True
+        return name.rsplit(".", 1)[-1] in LAUNCHER_NAMES
+
+    def _self_attribute_devices(self, node: cst.Attribute, attribute: str, seen: FrozenSet[str]) -> Devices:
+        """``self.device``: what the enclosing class, or a same-module base class, assigns to it."""
+        owner = next((a for a in self.facts.ancestors(node) if isinstance(a, cst.ClassDef)), None)
+        values = list(_inherited_attribute_values(owner, f"self.{attribute}", self._scan)) if owner is not None else []
+        return self._union(values, seen) if values else ANY_DEVICE
+
+    def _argparse_option(self, attribute: str) -> Optional[cst.Call]:
+        """The ``add_argument`` call whose destination is ``attribute`` (``--device``, ``dest="device"``)."""
+        for call in self._scan.calls:
+            if isinstance(call.func, cst.Attribute) and call.func.attr.value == "add_argument" and call.args:
+                if _option_destination(call) == attribute:
+                    return call
+        return None
+
+    def _option_devices(self, option: cst.Call, seen: FrozenSet[str]) -> Devices:
+        """An option's ``choices``; without them the user may type any device, whatever the default."""
+        keywords = {a.keyword.value: a.value for a in option.args if a.keyword is not None}
+        choices = keywords.get("choices")
+        if isinstance(choices, (cst.List, cst.Tuple, cst.Set)):
+            return self._union([e.value for e in choices.elements], seen)
+        return ANY_DEVICE
+
+    def _dataclass_fields(self, attribute: str) -> List[Optional[cst.BaseExpression]]:
+        """Defaults of a same-module class field ``attribute: str = "cuda"`` and the values its constructor calls
+        pass; None (anything) where it is built from ``**overrides`` or handed to a parser (``tyro.cli(Config)``)."""
+        values: List[Optional[cst.BaseExpression]] = []
+        for name, definitions in self._scan.classes.items():
+            for definition in definitions:
+                defaults = [v for t, v in _field_defaults(definition) if t == attribute]
+                if defaults:
+                    values.extend(defaults)
+                    values.extend(self._constructor_arguments(name, attribute))
+        return values
+
+    def field_devices(self, attribute: str) -> Devices:
+        """The devices ``<config>.<attribute>`` can hold, for a field of one of the module's classes."""
+        fields = self._dataclass_fields(attribute)
+        return self._union(fields, frozenset({attribute})) if fields else frozenset()
+
+    def _constructor_arguments(self, cls: str, keyword: str) -> Iterator[Optional[cst.BaseExpression]]:
+        for call in self._scan.calls:
+            if dotted(call.func) == cls:
+                for argument in call.args:
+                    if argument.star == "**":
+                        yield None
+                    elif argument.keyword is not None and argument.keyword.value == keyword:
+                        yield argument.value
+            elif any(dotted(a.value) == cls for a in call.args):  # `tyro.cli(Config)`, `HfArgumentParser(Config)`
+                yield None
+
+    def _placement_devices(self, owner: str, seen: FrozenSet[str]) -> Devices:
+        """``model.device`` where ``model = Net().to(device)``: the devices it was moved to."""
+        targets: List[Optional[cst.BaseExpression]] = []
+        for value in self._scan.assignments.get(owner, ()):
+            if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in ("to", "cuda"):
+                moved_to = value.args[0].value if value.args else None
+                targets.append(cst.SimpleString('"cuda"') if value.func.attr.value == "cuda" else moved_to)
+            else:
+                return ANY_DEVICE
+        return self._union(targets, seen) if targets else ANY_DEVICE
+
+    def _key_devices(self, node: cst.Subscript, seen: FrozenSet[str]) -> Devices:
+        """``config["device"]`` where ``config`` is a dict literal of the module."""
+        key = string_value(node.slice[0].slice.value) if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) else None
+        owner = dotted(node.value)
+        values: List[Optional[cst.BaseExpression]] = []
+        for value in self._scan.assignments.get(owner or "", ()) if key is not None else ():
+            if not isinstance(value, cst.Dict):
+                return ANY_DEVICE
+            values.extend(e.value for e in value.elements if isinstance(e, cst.DictElement) and string_value(e.key) == key)
+        return self._union(values, seen) if values else ANY_DEVICE
+
+    def assigned_devices(self, target: str, values: Sequence[Optional[cst.BaseExpression]]) -> Devices:
+        """The devices of the values assigned to ``target`` (``device``, ``self.device``), and anything at all
+        where the module lets the command line replace its globals."""
+        overridden = [None] if "." not in target and self._scan.overrides_globals else []
+        return self._union([*values, *overridden], frozenset({target}))
+
+    def _name_devices(self, name: str, seen: FrozenSet[str]) -> Devices:
+        """Every value the module assigns to ``name``, and every parameter so named."""
+        if name in seen:
+            return frozenset()  # `device = torch.device(device)`: adds nothing new
+        seen = seen | {name}
+        values: List[Optional[cst.BaseExpression]] = list(self._scan.assignments.get(name, ()))
+        if values and self._scan.overrides_globals:
+            values.append(None)  # nanoGPT's configurator: `--device=mps` on the command line replaces `device = "cuda"`
+        found = set(self._union(values, seen))
+        for parameter in self._scan.parameters:
+            if parameter.name.value == name:
+                found |= self._parameter_devices(parameter, seen)
+        return frozenset(found) if values or found else ANY_DEVICE
+
+    def parameter_devices(self, parameter: cst.Param) -> Devices:
+        return self._parameter_devices(parameter, frozenset({parameter.name.value}))
+
+    def _parameter_devices(self, parameter: cst.Param, seen: FrozenSet[str]) -> Devices:
+        """The default and what the module's own calls pass; anything when nothing here calls the function."""
+        function = self.facts.parent(self.facts.parent(parameter))
+        if not isinstance(function, cst.FunctionDef):
+            return ANY_DEVICE
+        owner = self.facts.parent(self.facts.parent(function))
+        method = isinstance(owner, cst.ClassDef) and function.name.value != "__init__"
+        callee = owner.name.value if isinstance(owner, cst.ClassDef) and not method else function.name.value
+        calls = [c for c in self._scan.calls if _calls_by_name(c, callee, method)]
+        if not calls:
+            return ANY_DEVICE
+        params = _parameters(function)
+        skip = 1 if isinstance(owner, cst.ClassDef) and params and params[0].name.value in ("self", "cls") else 0
+        position = next(i for i, p in enumerate(params) if p is parameter) - skip
+        passed: List[Optional[cst.BaseExpression]] = []
+        for call in calls:
+            argument = _argument_for(call, position, parameter.name.value)
+            if argument is _UNREADABLE:
+                return ANY_DEVICE
+            passed.append(argument if argument is not None else parameter.default)
+        return self._union([p for p in passed if p is not None], seen) if any(p is not None for p in passed) else ANY_DEVICE
+
+
+_UNREADABLE = cst.Name("__unreadable__")
+
+
+def _argument_for(call: cst.Call, position: int, name: str) -> Optional[cst.BaseExpression]:
+    """The value ``call`` passes for the parameter at ``position`` named ``name``; None when it is left to
+    its default; ``_UNREADABLE`` where ``*args``/``**kwargs`` may pass it."""
+    for index, argument in enumerate(call.args):
+        if argument.star:
+            return _UNREADABLE
+        if argument.keyword is not None and argument.keyword.value == name:
+            return argument.value
+        if argument.keyword is None and index == position:
+            return argument.value
+    return None
+
+
+def _calls_by_name(call: cst.Call, name: str, method: bool) -> bool:
+    """``name(...)`` for a function or class, ``<anything>.name(...)`` for a method: calls that may reach it."""
+    func = call.func
+    if method:
+        return isinstance(func, cst.Attribute) and func.attr.value == name
+    return isinstance(func, cst.Name) and func.value == name
+
+
+def _returned_values(definitions: Sequence[cst.FunctionDef]) -> List[Optional[cst.BaseExpression]]:
+    """What the functions return; a bare ``return`` is None, not a device, and adds nothing."""
+    return [n.value for d in definitions for n in _walk(d.body) if isinstance(n, cst.Return) and n.value is not None]
+
+
+def _option_destination(call: cst.Call) -> Optional[str]:
+    """Where argparse stores an option: ``dest=``, else its first long name (``--train-device`` -> ``train_device``)."""
+    for argument in call.args:
+        if argument.keyword is not None and argument.keyword.value == "dest":
+            return string_value(argument.value)
+    names = [string_value(a.value) or "" for a in call.args if a.keyword is None]
+    long_names = [n for n in names if n.startswith("--")]
+    chosen = long_names[0][2:] if long_names else (names[0].lstrip("-") if names else "")
+    return chosen.replace("-", "_") or None
+
+
+def _field_defaults(definition: cst.ClassDef) -> Iterator[Tuple[str, Optional[cst.BaseExpression]]]:
+    """``device: str = "cuda"`` (or ``= field(default="cuda")``) in a class body."""
+    for statement in definition.body.body:
+        for target, value in _assignment_pairs(statement):
+            if isinstance(value, cst.Call) and dotted(value.func) in ("field", "dataclasses.field"):
+                value = next((a.value for a in value.args if a.keyword is not None and a.keyword.value == "default"), None)
+            yield target, value

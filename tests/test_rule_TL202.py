@@ -1,0 +1,101 @@
+"""TL202 beyond the fixtures: which sniffs can hide MPS, which feed autocast, and the fix per target torch."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import List, Optional
+
+import pytest
+
+from trainlint.diagnostics import Applicability
+from trainlint.engine import RuleSettings, lint_source
+
+
+def _source(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def _settings(options: Optional[dict]) -> RuleSettings:
+    return RuleSettings(codes=frozenset({"TL202"}), options={"TL202": options or {}})
+
+
+def findings(text: str) -> List[int]:
+    result = lint_source(_source(text), "example.py", _settings(None))
+    assert not result.errors, result.errors
+    return [d.location.row for d in result.diagnostics]
+
+
+def only_fix(text: str, options: Optional[dict] = None):
+    (diagnostic,) = lint_source(_source(text), "example.py", _settings(options)).diagnostics
+    return diagnostic.fix
+
+
+@pytest.mark.parametrize(
+    "sniff, reported",
+    [
+        ("device_type = 'cuda' if 'cuda' in device else 'cpu'", True),  # device is a parameter
+        ("device_type = 'cuda' if str(device).startswith('cuda') else 'cpu'", True),
+        ("device_type = 'cpu' if 'cuda' not in device else 'cuda'", True),
+        ("device_type = 'cuda' if torch.cuda.is_available() else 'cpu'", False),  # no MPS anywhere
+        ("device_type = 'cuda' if 'cuda' in 'cuda:0' else 'cpu'", False),
+    ],
+)
+def test_a_sniffed_device_type_is_reported_when_it_can_hide_mps(sniff: str, reported: bool) -> None:
+    source = f"import torch\ndef train(device):\n    {sniff}\n    return torch.autocast(device_type=device_type)\n"
+    assert findings(source) == ([3] if reported else [])
+
+
+@pytest.mark.parametrize(
+    "choices, reported",
+    [
+        ('["cuda", "cuda:0", "cuda:1", "cpu"]', False),  # the sniff is exact for every device offered
+        ('["cuda", "mps", "cpu"]', True),
+        (None, True),  # no choices: the user may type "mps"
+    ],
+)
+def test_a_sniff_of_an_option_is_reported_only_where_its_choices_offer_another_accelerator(choices, reported) -> None:
+    option = f'parser.add_argument("--device", default="cpu"{f", choices={choices}" if choices else ""})'
+    source = f"""
+        import torch
+        {option}
+        args = parser.parse_args()
+        device_type = "cuda" if "cuda" in args.device else "cpu"
+        ctx = torch.autocast(device_type=device_type, dtype=torch.bfloat16)
+    """
+    assert findings(source) == ([4] if reported else [])
+
+
+def test_a_sniff_that_feeds_no_autocast_is_not_reported() -> None:
+    source = "import torch\ndef train(device):\n    kind = 'cuda' if 'cuda' in device else 'cpu'\n    return torch.autocast('cpu')\n"
+    assert findings(source) == []
+
+
+@pytest.mark.parametrize("target, offered", [(None, False), ("2.4", False), ("2.5", True)])
+def test_the_sniff_fix_is_unsafe_and_needs_mps_autocast(target, offered) -> None:
+    source = "import torch\ndef train(device):\n    device_type = 'cuda' if 'cuda' in device else 'cpu'\n    return torch.autocast(device_type=device_type)\n"
+    fix = only_fix(source, {"target-torch": target} if target else {})
+    assert (fix is not None) is offered
+    if offered:
+        assert fix.applicability is Applicability.UNSAFE and "float16" in fix.message
+
+
+@pytest.mark.parametrize(
+    "helper, reported",
+    [
+        ("def pick_device():\n    return 'cuda:0' if torch.cuda.is_available() else 'cpu'\n", False),
+        ("def pick_device():\n    return 'cuda:0' if torch.cuda.is_available() else 'mps'\n", True),
+        ("from utils import pick_device\n", True),  # imported: it may return anything
+    ],
+)
+def test_a_sniff_of_a_helper_is_reported_where_the_helper_can_return_another_accelerator(helper, reported) -> None:
+    source = (
+        f"import torch\n{helper}device = pick_device()\n"
+        "device_type = 'cuda' if 'cuda' in device else 'cpu'\nctx = torch.autocast(device_type=device_type)\n"
+    )
+    assert bool(findings(source)) is reported
+
+
+@pytest.mark.parametrize("mention, reported", [("", False), ("fallback = 'mps'\n", True), ("fallback = 'xpu'\n", True)])
+def test_a_cuda_check_as_device_type_is_reported_where_another_accelerator_is_named(mention, reported) -> None:
+    source = f"import torch\n{mention}device_type = 'cuda' if torch.cuda.is_available() else 'cpu'\nctx = torch.autocast(device_type)\n"
+    assert bool(findings(source)) is reported
