@@ -30,6 +30,7 @@ import libcst as cst
 
 from trainlint.analysis.calls import CallGraph, callee, steps_training
 from trainlint.analysis.imports import dotted
+from trainlint.analysis.names import ASSIGN, WITH, Names
 
 if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
@@ -135,7 +136,7 @@ class TrainingLoops:
     def _loader_and_batch(self, loop: LoopNode) -> Optional[Tuple[cst.BaseExpression, cst.BaseExpression]]:
         """The loader a loop draws its batches from, and the name bound to each batch."""
         if isinstance(loop, cst.For):
-            iterable, enumerated = _unwrap_iterable(self.facts, self._through_with(loop, loop.iter))
+            iterable, enumerated = _unwrap_iterable(self.facts, self._through_with(loop.iter))
             if self.is_loader(iterable):
                 batch = loop.target
                 if enumerated and isinstance(batch, cst.Tuple) and len(batch.elements) == 2:
@@ -143,19 +144,12 @@ class TrainingLoops:
                 return iterable, batch
         return self._pulled_batch(loop)
 
-    def _through_with(self, loop: cst.For, iterable: cst.BaseExpression) -> cst.BaseExpression:
+    def _through_with(self, iterable: cst.BaseExpression) -> cst.BaseExpression:
         """``bar`` in ``with tqdm(loader) as bar: for batch in bar:`` is ``tqdm(loader)``."""
         if not isinstance(iterable, cst.Name):
             return iterable
-        for ancestor in self.facts.ancestors(loop):
-            if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-                break
-            if isinstance(ancestor, cst.With):
-                for item in ancestor.items:
-                    alias = item.asname.name if item.asname is not None else None
-                    if isinstance(alias, cst.Name) and alias.value == iterable.value:
-                        return item.item
-        return iterable
+        binding = self.facts.fact(Names).binding_of(iterable)
+        return binding.value if binding is not None and binding.kind == WITH and binding.value is not None else iterable
 
     def _pulled_batch(self, loop: LoopNode) -> Optional[Tuple[cst.BaseExpression, cst.BaseExpression]]:
         """``batch = next(it)`` in the loop's own body, where ``it`` is ``iter(loader)``."""
@@ -173,10 +167,8 @@ class TrainingLoops:
     def _iterator_source(self, iterator: cst.BaseExpression) -> Optional[cst.BaseExpression]:
         """What ``iter(...)`` wraps, directly or through the name the iterator was bound to before the loop."""
         if isinstance(iterator, cst.Name):
-            from trainlint.analysis.graph_values import GraphValues  # only for the rare loop that pulls batches
-
-            binding = self.facts.fact(GraphValues).reaching_binding(iterator)
-            iterator = binding.value if binding is not None and binding.how == "assign" else iterator
+            binding = self.facts.fact(Names).binding_of(iterator)
+            iterator = binding.value if binding is not None and binding.kind == ASSIGN and not binding.path else iterator
         if isinstance(iterator, cst.Call) and dotted(iterator.func) == "iter" and iterator.args:
             return iterator.args[0].value
         return None
