@@ -25,12 +25,13 @@ from tests.fixture_cases import (
     notebook_snapshot_of,
 )
 from trainlint.diagnostics import CellPosition, Location, syntax_error
+from tests.test_fixtures import SETTINGS as FIXTURE_SETTINGS
 from trainlint.engine import RuleSettings
 from trainlint.notebook import Notebook, NotebookError, WriteBackError, _source_spans, read_notebook
 from trainlint.registry import ALL_CODES
 from trainlint.runner import FileOutcome, FileTask, process_source
 
-SETTINGS = RuleSettings(codes=ALL_CODES)
+SETTINGS = FIXTURE_SETTINGS  # the snapshots are written for a project on the torch the .py fixtures target
 
 
 def run(path: Path, data: bytes, mode: str = "check", unsafe: bool = True) -> Tuple[FileOutcome, Optional[bytes]]:

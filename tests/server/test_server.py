@@ -10,6 +10,7 @@ from typing import Callable, Dict, Iterator, List, Optional
 import pytest
 
 from tests.server.client import EDITOR_CAPABILITIES, LspClient, apply_text_edits
+from tests.test_fixtures import FIXTURE_TARGET_TORCH, SETTINGS as FIXTURE_SETTINGS
 from trainlint.engine import RuleSettings, lint_source
 from trainlint.registry import ALL_CODES
 
@@ -90,13 +91,15 @@ def test_an_editor_session_diagnostics_quick_fix_edit_fix_all_and_shutdown(start
     text = FIXTURE.read_text(encoding="utf-8")
     path = tmp_path / "train.py"
     path.write_text(text, encoding="utf-8")
+    # the project runs the torch the fixture's snapshot was written for
+    (tmp_path / "pyproject.toml").write_text(f'[tool.trainlint]\ntarget-torch = "{FIXTURE_TARGET_TORCH}"\n', encoding="utf-8")
     uri = path.as_uri()
     client = start()
     client.open(uri, text)
     diagnostics = client.diagnostics(uri, version=1)
 
     # the same findings as the engine, at 0-based lines and characters
-    expected = lint_source(text, "train.py", RuleSettings(ALL_CODES)).diagnostics
+    expected = lint_source(text, "train.py", FIXTURE_SETTINGS).diagnostics
     assert [(d["code"], _start(d), d["message"]) for d in diagnostics] == [
         (e.code, (e.location.row - 1, e.location.column - 1), e.message) for e in expected
     ]
