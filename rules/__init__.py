@@ -42,6 +42,7 @@ _PER_STEP_CODE = re.compile(
 RULES: Tuple[RuleEntry, ...] = (
     RuleEntry("TL101", "pin-memory-device-tensors", "loaders.tl101_pin_memory_device_tensors", "PinMemoryDeviceTensors", (("pin_memory", "DataLoader"),)),
     RuleEntry("TL102", "device-dataset-in-workers", "loaders.tl102_device_dataset_in_workers", "DeviceDatasetInWorkers", (("num_workers", "DataLoader"),)),
+    RuleEntry("TL104", "pin-memory-without-cuda", "loaders.tl104_pin_memory_without_cuda", "PinMemoryWithoutCuda", ("pin_memory",)),
     RuleEntry("TL201", "cuda-amp-on-other-device", "amp.tl201_cuda_amp_on_other_device", "CudaAmpOnOtherDevice", ("autocast", "GradScaler")),
     RuleEntry("TL301", "unfiltered-batch-kwargs", "batches.tl301_unfiltered_batch_kwargs", "UnfilteredBatchKwargs", (("DataLoader", "**"),)),
     RuleEntry("TL401", "undetached-loss-accumulation", "step_memory.tl401_undetached_loss_accumulation", "UndetachedLossAccumulation", ("backward", "training_step")),
