@@ -9,6 +9,7 @@ import libcst as cst
 
 from trainlint.analysis import dotted
 from trainlint.analysis.devices import CudaOnlyRegions, DeviceKind, DeviceScopes, DevicesInUse
+from trainlint.analysis.walk import walk
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Import, Rule
 from trainlint.rules.loaders.placement import DevicePlacement, LoaderArguments
@@ -19,6 +20,11 @@ TORCH_FUNCTION = re.compile(r"^torch\.[a-z_]+$")
 # re-implemented `pin_memory(data)` helper): the loader calls it only where it pins, i.e. on an accelerator
 # (fixtures/TL104_pin_memory_without_cuda/ok_custom_batch_pin_method.py).
 PIN_PROTOCOL_FUNCTION = re.compile(r"pin_memory")
+# Pinning guarded by a `torch.accelerator` check is meant for whatever accelerator torch finds, and the
+# DataLoader decides per backend whether it can pin (pytorch/examples' mnist, siamese_network:
+# fixtures/TL104_pin_memory_without_cuda/ok_loader_pinning_on_any_accelerator.py).
+ACCELERATOR_CHECK = "torch.accelerator."
+MAX_DEPTH = 8
 # Expressions a guarded `.pin_memory()` may evaluate twice, `x.pin_memory() if <on CUDA> else x`: no side effects.
 _PLAIN_REFERENCE = (cst.Name, cst.Attribute)
 # Parents under which a conditional expression needs no parentheses.
@@ -64,7 +70,9 @@ class PinMemoryWithoutCuda(Rule):
     unconditional `model.cuda()`, `torch.cuda.set_device`, NCCL, ...); code
     inside a function named like `pin_memory` (a custom batch's
     `def pin_memory(self)`, which the DataLoader calls only where it pins);
-    and a DataLoader whose batches are already on the accelerator, which
+    a DataLoader pinning under a `torch.accelerator` check (`if use_accel:`
+    with `use_accel = torch.accelerator.is_available()`), which is meant for
+    any accelerator and leaves the choice to the DataLoader; and a DataLoader whose batches are already on the accelerator, which
     TL101 pin-memory-device-tensors reports (one finding per loader: its fix
     makes the pinning conditional too).
 
@@ -168,7 +176,7 @@ class PinMemoryWithoutCuda(Rule):
         if not self.facts.fact(DevicesInUse).names_non_cuda_device:
             return
         regions = self.facts.fact(CudaOnlyRegions)
-        if regions.runs_only_on_cuda(loader.call) or regions.runs_only_on_cuda(pin):
+        if any(regions.runs_only_on_cuda(n) or self._under_accelerator_check(n) for n in (loader.call, pin)):
             return
         if self._placement.device_batches(loader.call, switch="pin_memory") is not None:
             return  # TL101's finding: pinning batches already on the accelerator
@@ -179,6 +187,26 @@ class PinMemoryWithoutCuda(Rule):
         if not self.facts.fact(DevicesInUse).can_run_off_cuda:
             return True
         return self.facts.fact(CudaOnlyRegions).runs_only_on_cuda(node)
+
+    def _under_accelerator_check(self, node: cst.CSTNode) -> bool:
+        """In the body of ``if use_accel:`` (``use_accel = torch.accelerator.is_available()``) or ``... if <that> else``."""
+        child = node
+        for ancestor in self.facts.ancestors(node):
+            if isinstance(ancestor, (cst.If, cst.IfExp)) and child is ancestor.body and self._checks_accelerator(ancestor.test):
+                return True
+            child = ancestor
+        return False
+
+    def _checks_accelerator(self, test: cst.BaseExpression, depth: int = 0) -> bool:
+        """``test`` calls ``torch.accelerator.*``, directly or through the names it reads."""
+        for node in walk(test):
+            if isinstance(node, cst.Call) and (self.facts.qualified_name(node.func) or "").startswith(ACCELERATOR_CHECK):
+                return True
+            if isinstance(node, cst.Name) and depth < MAX_DEPTH:
+                values = [b.value for b in self._placement.names.values(node)]
+                if any(isinstance(v, cst.BaseExpression) and self._checks_accelerator(v, depth + 1) for v in values):
+                    return True
+        return False
 
     def _implements_pinning(self, node: cst.CSTNode) -> bool:
         """Inside a function named like ``pin_memory``: the DataLoader's pinning protocol, called only where it pins."""
