@@ -118,8 +118,9 @@ class PinMemoryWithoutCuda(Rule):
     and `torch.device(device).type` when it may be either
     (`trainlint.analysis.devices.DeviceScopes`); with no device in scope the
     condition is `torch.cuda.is_available()`. It is safe: on CUDA the code
-    pins as before; elsewhere it now runs (or stops warning), and pinning
-    never changes a tensor's values. No fix is offered for `.pin_memory()`
+    pins as before; on the CPU and MPS it now runs (or stops warning); on
+    another accelerator that can pin (XPU) it no longer pins, which costs
+    copy speed only: pinning never changes a tensor's values. No fix is offered for `.pin_memory()`
     on an expression other than a name or attribute, which the conditional
     would evaluate twice.
 
