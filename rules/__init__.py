@@ -45,6 +45,7 @@ _PER_STEP_CODE = re.compile(
 RULES: Tuple[RuleEntry, ...] = (
     RuleEntry("TL101", "pin-memory-device-tensors", "loaders.tl101_pin_memory_device_tensors", "PinMemoryDeviceTensors", (("pin_memory", "DataLoader"),)),
     RuleEntry("TL102", "device-dataset-in-workers", "loaders.tl102_device_dataset_in_workers", "DeviceDatasetInWorkers", (("num_workers", "DataLoader"),)),
+    RuleEntry("TL104", "pin-memory-without-cuda", "loaders.tl104_pin_memory_without_cuda", "PinMemoryWithoutCuda", ("pin_memory",)),
     RuleEntry("TL201", "cuda-amp-on-other-device", "amp.tl201_cuda_amp_on_other_device", "CudaAmpOnOtherDevice", ("autocast", "GradScaler")),
     # A device type decided by a string test: both literals occur in `"cuda" if ... else "cpu"`.
     RuleEntry("TL202", "device-type-sniffing", "amp.tl202_device_type_sniffing", "DeviceTypeSniffing", (("cuda", "cpu", "autocast"),)),

@@ -751,6 +751,14 @@ class DevicePlacement:
         """
         return expr is None or self._constant(expr) in (False, None)
 
+    def is_provably_on(self, expr: cst.BaseExpression) -> bool:
+        """``True``, directly or through a name: a switch that is on whatever the machine.
+
+        ``torch.cuda.is_available()``, ``device.type == "cuda"``, a parameter or
+        a config attribute are not provably on.
+        """
+        return self._constant(expr) is True
+
     def _constant(self, expr: cst.BaseExpression, depth: int = 0) -> object:
         """The value of a literal ``True``/``False``/``None``/integer/string, followed through names."""
         if isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"):

@@ -1,0 +1,83 @@
+"""TL104 beyond the fixtures: one finding per loader with TL101, argument reading, and the fix's details.
+
+Each silence test pairs a snippet with its reported twin, so it fails if the
+reason for silence stops being recognised *or* if the snippet would have been
+silent anyway.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import List, Tuple
+
+import pytest
+
+from trainlint.engine import RuleSettings, fix_source, lint_source
+
+SETTINGS = RuleSettings(codes=frozenset({"TL101", "TL104"}))
+CPU_OR_CUDA = 'import torch\nfrom torch.utils.data import DataLoader\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n'
+
+
+def _source(text: str, header: str = CPU_OR_CUDA) -> str:
+    return header + textwrap.dedent(text).lstrip("\n")
+
+
+def findings(text: str, header: str = CPU_OR_CUDA) -> List[Tuple[int, str]]:
+    result = lint_source(_source(text, header), "example.py", SETTINGS)
+    assert not result.errors, result.errors
+    return [(d.location.row, d.code) for d in result.diagnostics]
+
+
+def fixed(text: str, header: str = CPU_OR_CUDA) -> str:
+    result = fix_source(_source(text, header), "example.py", SETTINGS, unsafe_fixes=True)
+    assert not result.errors, result.errors
+    return result.text[len(header) :]
+
+
+def test_a_loader_over_gpu_data_is_reported_once_by_tl101() -> None:
+    gpu = "data = torch.randn(64, 8).to(device)\nloader = DataLoader(data, batch_size=8, pin_memory=True)\n"
+    cpu = "data = torch.randn(64, 8)\nloader = DataLoader(data, batch_size=8, pin_memory=True)\n"
+    assert findings(gpu) == [(5, "TL101")]
+    assert findings(cpu) == [(5, "TL104")]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        'kwargs = {"batch_size": 8}\nkwargs.update(pin_memory=True)\n',
+        'kwargs = dict(batch_size=8)\nkwargs["pin_memory"] = True\n',
+        'pin = True\nkwargs = {"pin_memory": pin}\n',
+    ],
+)
+def test_pinning_through_kwargs_and_names_is_read(options: str) -> None:
+    assert [code for _, code in findings(options + "loader = DataLoader(range(64), **kwargs)\n")] == ["TL104"]
+
+
+def test_a_loader_is_reported_only_where_the_module_selects_the_cpu_or_mps() -> None:
+    runtime_device_only = "import torch\nfrom torch.utils.data import DataLoader\n"
+    code = "def make(device):\n    loader = DataLoader(range(8), pin_memory=True)\n    return torch.empty(8, pin_memory=True)\n"
+    assert findings(code, runtime_device_only) == [(5, "TL104")]  # the tensor raises; the loader only warns
+
+
+def test_a_pin_memory_helper_taking_data_is_not_a_tensor_method() -> None:
+    assert findings("batch = utils.pin_memory(batch)\nbatch = batch.pin_memory()\n") == [(5, "TL104")]
+
+
+def test_fix_uses_the_module_alias_of_torch_and_the_device_type() -> None:
+    function = "def get_batch(x, device: th.device):\n    return x.pin_memory(), th.empty(4, pin_memory=True)\n"
+    assert fixed(function, "import torch as th\n") == (
+        'def get_batch(x, device: th.device):\n    return (x.pin_memory() if device.type == "cuda" else x), th.empty(4, pin_memory=device.type == "cuda")\n'
+    )
+
+
+def test_fix_falls_back_to_cuda_availability_without_a_device_in_scope() -> None:
+    header = 'import argparse\nimport torch\nparser = argparse.ArgumentParser()\nparser.add_argument("--device", default="cpu")\n'
+    assert fixed("def pinned(x):\n    return x.pin_memory()\n", header) == (
+        "def pinned(x):\n    return x.pin_memory() if torch.cuda.is_available() else x\n"
+    )
+
+
+def test_pinning_a_computed_tensor_is_reported_without_a_fix() -> None:
+    source = _source("x = torch.stack(rows).pin_memory()\n")
+    (diagnostic,) = lint_source(source, "example.py", SETTINGS).diagnostics
+    assert diagnostic.fix is None
