@@ -174,7 +174,7 @@ class PinMemoryWithoutCuda(Rule):
         pin = loader.get("pin_memory")
         if pin is None or not self._placement.is_provably_on(pin):
             return
-        if not self.facts.fact(DevicesInUse).names_non_cuda_device:
+        if not self.facts.fact(DevicesInUse).selects_cpu_or_mps:
             return
         regions = self.facts.fact(CudaOnlyRegions)
         if any(regions.runs_only_on_cuda(n) or self._under_accelerator_check(n) for n in (loader.call, pin)):

@@ -405,6 +405,19 @@ class DevicesInUse:
             return True
         return bool(self.devices & {Device.ACCELERATOR, Device.UNKNOWN}) and not self.pinned_to_cuda
 
+    @property
+    def selects_cpu_or_mps(self) -> bool:
+        """The module chooses the CPU or MPS as a device it may run on (where a DataLoader's pinning warns)."""
+        return bool(self.devices & {Device.CPU, Device.MPS})
+
+    @property
+    def can_run_off_cuda(self) -> bool:
+        """CUDA is not certain: a device that is not CUDA is chosen, or the device comes from somewhere that can be
+        anything and nothing pins the module to CUDA."""
+        if self.devices & {Device.CPU, Device.MPS, Device.OTHER_ACCELERATOR}:
+            return True
+        return bool(self.devices & {Device.ACCELERATOR, Device.UNKNOWN}) and not self.pinned_to_cuda
+
     @functools.cached_property
     def devices(self) -> Devices:
         """Which devices this module can run on: the lattice's devices of everything that chooses one.
