@@ -32,10 +32,11 @@ class RuleEntry(NamedTuple):
 # `def on_train_batch_end(`), or an optimizer's or scaler's `.step(`. A bare
 # `step(` would also match every diffusion pipeline's `scheduler.step(` and
 # have half of a diffusers checkout parsed for nothing.
+_OPTIMIZER_STEP = r"(?i:optim\w*|opt|scaler\w*)\s*\.\s*step\s*\("
 _PER_STEP_CODE = re.compile(
     r"backward"
     r"|\bdef\s+(?:step|\w*_step|step_\w*|\w*_step_\w*|on_\w*batch\w*)\s*\("
-    r"|(?i:optim\w*|opt|scaler\w*)\s*\.\s*step\s*\("
+    r"|" + _OPTIMIZER_STEP
 )
 
 
@@ -52,5 +53,10 @@ RULES: Tuple[RuleEntry, ...] = (
         "UnboundedStepHistory",
         # an append, a list, and something that runs per step (a training loop or a step hook)
         ((".append(", ("[]", "list(", "(list)"), _PER_STEP_CODE),),
+    ),
+    # a backward and an optimizer's or scaler's `.step(` (`optimizer`, `self.G_optim`, `gen_opt`, `scaler`)
+    RuleEntry(
+        "TL405", "missing-zero-grad", "step_memory.tl405_missing_zero_grad", "MissingZeroGrad",
+        (("backward", re.compile(_OPTIMIZER_STEP)),),
     ),
 )
