@@ -39,6 +39,13 @@ _PER_STEP_CODE = re.compile(
     r"|" + _OPTIMIZER_STEP
 )
 
+_HELD_OUT_LOADER = re.compile(
+    r"(?i)\b(?:val|valid|validation|test|eval|dev)_?"
+    r"(?:loader|dl|dataloader|data_loader|iter|iterator|batches|ds|dataset|data|set)s?\b"
+    r"|(?:loader|dataloader|dl)_?(?:val|valid|validation|test|eval|dev)\b"
+    r"|\[\s*[\"'](?:val|valid|validation|test|eval|dev)[\"']\s*\]"
+)
+
 
 RULES: Tuple[RuleEntry, ...] = (
     RuleEntry("TL101", "pin-memory-device-tensors", "loaders.tl101_pin_memory_device_tensors", "PinMemoryDeviceTensors", (("pin_memory", "DataLoader"),)),
@@ -53,6 +60,11 @@ RULES: Tuple[RuleEntry, ...] = (
         "UnboundedStepHistory",
         # an append, a list, and something that runs per step (a training loop or a step hook)
         ((".append(", ("[]", "list(", "(list)"), _PER_STEP_CODE),),
+    ),
+    # a model put in eval mode, or a loop over a held-out loader (as trainlint.analysis.regions names them)
+    RuleEntry(
+        "TL404", "eval-without-no-grad", "step_memory.tl404_eval_without_no_grad", "EvalWithoutNoGrad",
+        (".eval(", ".train(False", (_HELD_OUT_LOADER,)),
     ),
     # a backward and an optimizer's or scaler's `.step(` (`optimizer`, `self.G_optim`, `gen_opt`, `scaler`)
     RuleEntry(

@@ -12,6 +12,11 @@ loops run a call matching a predicate (:func:`loops_running`). It is the
 stop-gap for the effect-based loop model of issue 13 (``TrainingLoops`` still
 knows only loops over loaders) and is meant to be folded into it.
 
+Evaluation loops are recognised the same way (:class:`EvaluationLoops`):
+a loop that runs a forward pass of a model put in eval mode before it (or
+iterates a validation/test loader and calls a model), and no backward or
+optimizer step.
+
 Callees are matched by name as :mod:`trainlint.analysis.calls` explains;
 the body of a ``for`` loop is its block (the iterable is evaluated once),
 nested loops and nested definitions (an LBFGS ``closure``) included.
@@ -19,11 +24,16 @@ nested loops and nested definitions (an LBFGS ``closure``) included.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Set, Tuple, Union
+import functools
+import re
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple, Union
 
 import libcst as cst
 
-from trainlint.analysis.calls import CallGraph, callee
+from trainlint.analysis.calls import CallGraph, callee, steps_training
+from trainlint.analysis.graph_values import MODEL_NAME
+from trainlint.analysis.imports import dotted
+from trainlint.analysis.loops import _unwrap_iterable
 
 if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
@@ -50,7 +60,7 @@ class LoopRegions:
         found = self._reached.get(loop)
         if found is None:
             graph = self.facts.fact(CallGraph)
-            named = {c for c in map(callee, self._direct(loop, (cst.Call,))) if c is not None}
+            named = {c for c in map(callee, self.body_nodes(loop, (cst.Call,))) if c is not None}
             chosen: Set[cst.FunctionDef] = set()
             pending = graph.resolve(named)
             while pending:
@@ -64,12 +74,13 @@ class LoopRegions:
     def nodes_in(self, loop: Loop, *kinds: type) -> List[cst.CSTNode]:
         """Nodes of exactly these types that run per iteration: in the body, or in a function it reaches."""
         _, by_function = self._indexed(kinds)
-        nodes = list(self._direct(loop, kinds))
+        nodes = list(self.body_nodes(loop, kinds))
         for function in self.functions_reached(loop):
             nodes.extend(by_function.get(function, ()))
         return nodes
 
-    def _direct(self, loop: Loop, kinds: Tuple[type, ...]) -> List[cst.CSTNode]:
+    def body_nodes(self, loop: Loop, kinds: Tuple[type, ...]) -> List[cst.CSTNode]:
+        """Nodes of exactly these types in the loop body itself (nested loops and definitions included)."""
         by_loop, _ = self._indexed(kinds)
         return by_loop.get(loop, [])
 
@@ -94,3 +105,161 @@ def loops_running(facts: "ModuleFacts", predicate: Callable[[cst.Call], bool]) -
     """The loops, outer first, whose iterations run a call for which ``predicate`` holds."""
     regions = facts.fact(LoopRegions)
     return [loop for loop in regions.loops if any(predicate(c) for c in regions.nodes_in(loop, cst.Call))]
+
+
+# Loaders that serve held-out data: `val_loader`, `valid_dl`, `testloader`, `self.val_dataloader()`, `loaders["val"]`.
+EVALUATION_SPLIT = re.compile(r"^(val|valid|validation|test|eval|dev)$", re.IGNORECASE)
+EVALUATION_LOADER = re.compile(
+    r"^(val|valid|validation|test|eval|dev)_?(loader|dl|dataloader|data_loader|iter|iterator|batches|ds|dataset|data|set)s?$"
+    r"|^(loader|dataloader|dl)_?(val|valid|validation|test|eval|dev)$",
+    re.IGNORECASE,
+)
+# Methods of a model that run no forward pass (`model.generate` of Hugging Face runs under no_grad itself).
+NOT_FORWARD = frozenset({
+    "eval", "train", "to", "cpu", "cuda", "half", "float", "double", "state_dict", "load_state_dict", "parameters",
+    "named_parameters", "buffers", "modules", "children", "named_modules", "zero_grad", "apply", "requires_grad_",
+    "generate", "save_pretrained", "register_forward_hook", "register_buffer", "get_parameter", "num_parameters",
+})
+
+# Method names that configure or inspect a model rather than run it (diffusers' `set_default_attn_processor`).
+BOOKKEEPING_METHOD = re.compile(
+    r"^(set|get|enable|disable|register|load|save|reset|init|prepare|fuse|unfuse|tie|resize|print|add|remove|freeze|unfreeze)_"
+)
+
+
+class EvaluationLoop(NamedTuple):
+    loop: Loop
+    forwards: List[cst.Call]  # the model calls it runs per iteration
+
+
+class EvaluationLoops:
+    """Loops that evaluate a model: a forward pass of it in eval mode (or over a validation/test loader), no training.
+
+    Only loops that neither backpropagate nor step an optimizer, directly or
+    through a same-module call. A model is in eval mode for a loop when the
+    last mode call on it before the loop in its function is ``.eval()`` (or
+    ``.train(False)``), or when ``.eval()`` runs in the loop; a forward pass
+    is calling it, its ``forward``, or another method of it that is not
+    bookkeeping (``model.encoder(src)``, ``self.model.decode(z)``).
+    """
+
+    def __init__(self, facts: "ModuleFacts") -> None:
+        self.facts = facts
+        regions = facts.fact(LoopRegions)
+        self.loops: List[EvaluationLoop] = []
+        for loop in regions.loops:
+            calls: List[cst.Call] = regions.nodes_in(loop, cst.Call)  # type: ignore[assignment]
+            if any(steps_training(c) for c in calls):
+                continue
+            forwards = self._forwards(loop, calls)
+            if forwards:
+                self.loops.append(EvaluationLoop(loop, forwards))
+
+    def _forwards(self, loop: Loop, calls: List[cst.Call]) -> List[cst.Call]:
+        modes = self._modes_before(loop)
+        for call in calls:
+            mode = _mode_set(call)
+            if mode is not None:
+                modes[dotted(call.func.value) or ""] = mode  # type: ignore[attr-defined]
+        rebound = self._rebound_per_iteration(loop)
+        calls = [c for c in calls if _root(c.func) not in rebound]
+        in_eval = {model for model, mode in modes.items() if mode == "eval"}
+        forwards = [c for c in calls if _models_called(c) & in_eval]
+        if forwards or not self._iterates_held_out_data(loop):
+            return forwards
+        in_train = {model for model, mode in modes.items() if mode == "train"}
+        return [c for c in calls if _named_like_model(c) and not _models_called(c) & in_train]
+
+    def _rebound_per_iteration(self, loop: Loop) -> Set[str]:
+        """Names that ``for`` targets in ``loop`` (its own included) bind anew each iteration: no model set up before it."""
+        names: Set[str] = set()
+        for node in [loop, *self.facts.fact(LoopRegions).body_nodes(loop, (cst.For,))]:
+            if isinstance(node, cst.For):
+                names |= _target_names(node.target)
+        return names
+
+    def _modes_before(self, loop: Loop) -> Dict[str, str]:
+        """The last mode set on each model before ``loop``, in the function (or module code) around it."""
+        scope = next((a for a in self.facts.ancestors(loop) if type(a) is cst.FunctionDef), None)
+        modes: Dict[str, str] = {}
+        for call in self.facts.nodes(cst.Call):
+            if self._order[call] >= self._order[loop]:
+                break
+            mode = _mode_set(call)
+            if mode is None or next((a for a in self.facts.ancestors(call) if type(a) is cst.FunctionDef), None) is not scope:
+                continue
+            # `for m in models: m.eval()` sets the mode of each element, not of a later loop's `m`
+            if any(
+                isinstance(a, cst.For) and _root(call.func) in _target_names(a.target) and loop not in self._inside(a)
+                for a in self.facts.ancestors(call)
+            ):
+                continue
+            modes[dotted(call.func.value) or ""] = mode  # type: ignore[attr-defined]
+        return modes
+
+    def _inside(self, loop: cst.For) -> Set[cst.CSTNode]:
+        return {n for n in self.facts.fact(LoopRegions).loops if loop in set(self.facts.ancestors(n))}
+
+    def _iterates_held_out_data(self, loop: Loop) -> bool:
+        if not isinstance(loop, cst.For):
+            return False
+        iterable, _ = _unwrap_iterable(self.facts, loop.iter)
+        if isinstance(iterable, cst.Call):
+            iterable = iterable.func
+        if isinstance(iterable, cst.Subscript) and len(iterable.slice) == 1:
+            key = getattr(iterable.slice[0].slice, "value", None)
+            return isinstance(key, cst.SimpleString) and bool(EVALUATION_SPLIT.match(str(key.evaluated_value)))
+        name = dotted(iterable)
+        return name is not None and bool(EVALUATION_LOADER.match(name.rsplit(".", 1)[-1]))
+
+    @functools.cached_property
+    def _order(self) -> Dict[cst.CSTNode, int]:
+        return {node: index for index, node in enumerate(self.facts.parents)}
+
+
+def _mode_set(call: cst.Call) -> Optional[str]:
+    """``"eval"`` for ``m.eval()``/``m.train(False)``, ``"train"`` for ``m.train()``/``m.train(True)``, else None."""
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value not in ("eval", "train") or dotted(func.value) is None:
+        return None
+    if func.attr.value == "eval":
+        return None if call.args else "eval"
+    if not call.args:
+        return "train"
+    value = call.args[0].value
+    if isinstance(value, cst.Name) and value.value in ("True", "False"):
+        return "train" if value.value == "True" else "eval"
+    return None
+
+
+def _models_called(call: cst.Call) -> Set[str]:
+    """What ``call`` may run the forward of: ``{"model"}`` for ``model(x)``, ``{"model.encoder", "model"}`` for
+    ``model.encoder(x)``; nothing for bookkeeping methods (``model.to(device)``)."""
+    name = dotted(call.func)
+    if name is None:
+        return set()
+    if not isinstance(call.func, cst.Attribute):
+        return {name}
+    if call.func.attr.value in NOT_FORWARD or BOOKKEEPING_METHOD.match(call.func.attr.value):
+        return set()
+    return {name, name.rsplit(".", 1)[0]}
+
+
+def _root(expression: cst.BaseExpression) -> Optional[str]:
+    """``model`` for ``model.encoder.layer`` (through calls and subscripts too)."""
+    while isinstance(expression, (cst.Attribute, cst.Subscript, cst.Call)):
+        expression = expression.func if isinstance(expression, cst.Call) else expression.value
+    return expression.value if isinstance(expression, cst.Name) else None
+
+
+def _target_names(target: cst.BaseExpression) -> Set[str]:
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {n for e in target.elements for n in _target_names(e.value)}
+    return set()
+
+
+def _named_like_model(call: cst.Call) -> bool:
+    name = dotted(call.func)
+    return name is not None and bool(MODEL_NAME.search(name.rsplit(".", 1)[-1]))

@@ -1,0 +1,189 @@
+"""TL404 eval-without-no-grad: an evaluation loop that records an autograd graph it never uses."""
+
+from __future__ import annotations
+
+import re
+from typing import List, Optional
+
+import libcst as cst
+
+from trainlint.analysis import dotted
+from trainlint.analysis.grad_mode import GradMode
+from trainlint.analysis.graph_values import GraphValues
+from trainlint.analysis.regions import EvaluationLoop, EvaluationLoops, Loop, LoopRegions
+from trainlint.diagnostics import Applicability
+from trainlint.rule import CstFix, Import, Rule
+
+# Autograd in the loop: evaluation that needs gradients (saliency maps, input attributions).
+AUTOGRAD_FUNCTIONS = ("torch.autograd.", "torch.func.", "functorch.")
+GRADIENT_METHODS = frozenset({"requires_grad_", "retain_grad", "register_hook", "attribute", "perturb"})
+GRAD_ON = frozenset({"torch.enable_grad", "torch.autograd.enable_grad"})
+GRAD_SWITCH = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"})
+# Adversarial attacks called as objects (`atk(images, labels)` of torchattacks, advertorch's
+# `adversary.perturb`): they differentiate through the model and fail under no_grad
+# (fixtures/TL404_eval_without_no_grad/ok_needs_gradients.py).
+ATTACK_NAME = re.compile(r"(^|_)(atk|attack|attacker|adversary|pgd|fgsm|cw)(_|$)", re.IGNORECASE)
+STORING_METHODS = frozenset({"append", "extend", "insert", "add", "put"})
+
+
+class EvalWithoutNoGrad(Rule):
+    """## What it does
+    Finds an evaluation loop that runs its forward passes with autograd on:
+    a loop that calls a model put in eval mode before it (`model.eval()`),
+    or iterates a validation or test loader and calls a model, and runs no
+    backward or optimizer step, outside `torch.no_grad()` and
+    `torch.inference_mode()`.
+
+    The loop can have any shape, and its forward pass can sit in a
+    same-module function it calls. Deliberately silent: a function
+    decorated with `@torch.no_grad()`/`@torch.inference_mode()`, or called
+    only under one of them in this module; loops inside such a context, or
+    after `torch.set_grad_enabled(False)`; Lightning's `validation_step`,
+    `test_step`, `predict_step` and evaluation hooks, which Lightning runs
+    without grad; evaluation that needs gradients: `torch.autograd.grad`,
+    `requires_grad_()` on inputs, reading `.grad` (saliency maps),
+    `torch.enable_grad()`, an adversarial attack (`atk(images, labels)`,
+    `adversary.perturb(...)`).
+
+    ## Why is this bad
+    `model.eval()` changes what dropout and batch normalisation do, not
+    autograd: every forward pass still records its graph and keeps every
+    activation that a backward would need. Evaluation then uses two to
+    three times the memory it needs, runs slower, and runs out of memory
+    on batch sizes that train fine.
+
+    ## Example
+    ```python
+    model.eval()
+    for x, y in val_loader:
+        correct += (model(x).argmax(1) == y).sum().item()
+    ```
+
+    ## Use instead
+    ```python
+    model.eval()
+    with torch.no_grad():
+        for x, y in val_loader:
+            correct += (model(x).argmax(1) == y).sum().item()
+    ```
+
+    ## Fix safety
+    The fix wraps the loop in `with torch.no_grad():`. It is safe when
+    nothing the loop computes with grad leaves an iteration: the results
+    are read as numbers (`.item()`, `argmax`, comparisons) or dropped. When
+    an output is stored beyond the iteration (appended to a list, kept on
+    an attribute, returned or yielded), the fix is unsafe: the stored
+    tensors lose their `grad_fn`, and code that later backpropagates
+    through them (a training step fed by this loop) would fail.
+
+    ## Evidence
+    `fixtures/TL404_eval_without_no_grad/` (bad cases and their fixed
+    snapshots, ok traps) and `tests/test_runtime_TL404.py`, which shows the
+    bad evaluations' outputs carrying a `grad_fn` and the fixed ones'
+    not, with the same metrics.
+    """
+
+    fix = Applicability.SAFE
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        evaluation = self.facts.fact(EvaluationLoops)
+        if not evaluation.loops:
+            return
+        grad = self.facts.fact(GradMode)
+        reported: List[Loop] = []
+        for found in evaluation.loops:  # outer loops first: an inner loop of a reported loop is covered by its fix
+            if any(found.loop in set(self.facts.ancestors(r)) or r in set(self.facts.ancestors(found.loop)) for r in reported):
+                continue
+            if grad.runs_without_grad(found.loop) or self._needs_gradients(found.loop):
+                continue
+            recording = [c for c in found.forwards if not grad.runs_without_grad(c)]
+            if recording:
+                reported.append(found.loop)
+                self._report(found, recording[0])
+
+    # ----- detection ------------------------------------------------------------------
+
+    def _needs_gradients(self, loop: Loop) -> bool:
+        """Autograd in an iteration, or an explicit ``enable_grad``: the evaluation differentiates something."""
+        regions = self.facts.fact(LoopRegions)
+        for call in regions.nodes_in(loop, cst.Call):
+            qualified = self.facts.qualified_name(call.func) or ""  # type: ignore[attr-defined]
+            name = dotted(call.func) or ""  # type: ignore[attr-defined]
+            if qualified.startswith(AUTOGRAD_FUNCTIONS) or qualified in GRAD_ON:
+                return True
+            if qualified in GRAD_SWITCH and not _is_false(call.args[0].value if call.args else None):  # type: ignore[attr-defined]
+                return True
+            if name.rsplit(".", 1)[-1] in GRADIENT_METHODS or any(ATTACK_NAME.search(part) for part in name.split(".")):
+                return True
+        if any(isinstance(a, cst.Attribute) and a.attr.value == "grad" for a in regions.nodes_in(loop, cst.Attribute)):
+            return True
+        return any(
+            isinstance(a, cst.With) and any(self.facts.qualified_name(_callee(i.item)) in GRAD_ON for i in a.items)
+            for a in self.facts.ancestors(loop)
+        )
+
+    def _escaping_outputs(self, loop: Loop) -> bool:
+        """A value carrying a graph is stored beyond its iteration: appended, kept on an attribute, returned, yielded."""
+        graph = self.facts.fact(GraphValues)
+        for node in graph.facts.nodes(cst.Call, cst.AugAssign, cst.Assign, cst.Return, cst.Yield):
+            if not graph.contains(loop.body, node):
+                continue
+            for value in self._stored_values(graph, loop, node):
+                if value is not None and graph.graph_atoms(value):
+                    return True
+        return False
+
+    def _stored_values(self, graph: GraphValues, loop: Loop, node: cst.CSTNode) -> List[Optional[cst.BaseExpression]]:
+        if isinstance(node, cst.Call):
+            func = node.func
+            stores = isinstance(func, cst.Attribute) and func.attr.value in STORING_METHODS
+            return [a.value for a in node.args] if stores else []
+        if isinstance(node, (cst.Return, cst.Yield)):
+            return [node.value] if isinstance(node.value, cst.BaseExpression) else []
+        if isinstance(node, cst.AugAssign):
+            return [node.value] if not self._bound_in_iteration(graph, loop, node.target) else []
+        kept = [t.target for t in node.targets if not self._bound_in_iteration(graph, loop, t.target)]  # type: ignore[attr-defined]
+        return [node.value] if kept else []  # type: ignore[attr-defined]
+
+    def _bound_in_iteration(self, graph: GraphValues, loop: Loop, target: cst.BaseExpression) -> bool:
+        """A plain local first bound in the loop body: it is rebound every iteration, so nothing outlives one."""
+        if isinstance(target, (cst.Tuple, cst.List)):
+            return all(self._bound_in_iteration(graph, loop, e.value) for e in target.elements)
+        if not isinstance(target, cst.Name):
+            return False
+        bindings = graph.bindings(graph.scope_of(target), target.value)
+        return all(graph.contains(loop, b.statement) for b in bindings)
+
+    # ----- message and fix ------------------------------------------------------------
+
+    def _report(self, found: EvaluationLoop, forward: cst.Call) -> None:
+        call = self.facts.code(forward.func)
+        message = (
+            f"this evaluation loop runs `{call}(...)` with autograd on: every forward pass records a graph and keeps "
+            "its activations, which evaluation never uses (`eval()` switches dropout and batch norm, not gradient "
+            "tracking)"
+        )
+        self.report(found.loop, message, fix=self._fix(found.loop))
+
+    def _fix(self, loop: Loop) -> CstFix:
+        escaping = self._escaping_outputs(loop)
+        torch = self.facts.torch_name()
+        wrapped = cst.With(
+            items=[cst.WithItem(cst.parse_expression(f"{torch}.no_grad()"))],
+            body=cst.IndentedBlock(body=[loop.with_changes(leading_lines=())]),
+            leading_lines=loop.leading_lines,
+        )
+        return CstFix(
+            message=f"Wrap the loop in `with {torch}.no_grad():`",
+            applicability=Applicability.UNSAFE if escaping else Applicability.SAFE,
+            replacements={loop: wrapped},
+            imports=(Import("torch"),) if torch == "torch" else (),
+        )
+
+
+def _is_false(value: Optional[cst.BaseExpression]) -> bool:
+    return isinstance(value, cst.Name) and value.value == "False"
+
+
+def _callee(expression: cst.BaseExpression) -> cst.BaseExpression:
+    return expression.func if isinstance(expression, cst.Call) else expression
