@@ -38,6 +38,7 @@ def fixed(text: str) -> str:
         ("ok_no_grad_functions.py", "@torch.no_grad()\n", "", "model(...)"),
         ("ok_no_grad_functions.py", "@torch.inference_mode\n", "", "model(...)"),
         ("ok_no_grad_functions.py", "    with torch.no_grad():\n        return", "    if True:\n        return", "model(...)"),
+        ("ok_no_grad_functions.py", "@smart_inference_mode()\n", "", "model(...)"),
         ("ok_loops_without_grad.py", "    with torch.no_grad():\n        for", "    if True:\n        for", "model(...)"),
         ("ok_loops_without_grad.py", "with inference_mode():", "if True:", "model(...)"),
         ("ok_loops_without_grad.py", "        with torch.no_grad():\n            features", "        if True:\n            features", "encoder(...)"),
@@ -145,3 +146,12 @@ def test_fix_imports_torch_where_the_module_does_not() -> None:
     source = "from torch import nn\n\n\ndef evaluate(model, val_loader):\n    model.eval()\n    for x in val_loader:\n        print(model(x).sum().item())\n"
     result = fixed(source)
     assert result.startswith("import torch\n") and "    with torch.no_grad():\n        for x in val_loader:" in result
+
+
+def test_a_loop_that_calls_an_evaluation_function_is_not_reported_in_place_of_the_evaluation_loop() -> None:
+    source = (
+        "import torch\n\n\ndef run(model, val_loader):\n    model.eval()\n    model.warmup()\n"
+        "    for x in val_loader:\n        print(model(x).sum().item())\n\n\n"
+        "def main(models, val_loader):\n    for model in models:\n        run(model, val_loader)\n"
+    )
+    assert [row for row, _, _ in findings(source)] == [7]

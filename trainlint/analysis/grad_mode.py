@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Dict, List
 import libcst as cst
 
 from trainlint.analysis.calls import Callee, CallGraph, callee
+from trainlint.analysis.imports import dotted
 
 if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
@@ -49,6 +50,9 @@ GRAD_FREE_HOOK = re.compile(
     r"|^on_(validation|test|predict)_\w+$|^(validation|test)_epoch_end$"
 )
 GRAD_SWITCH = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"})
+# Project wrappers of the two, known by their names: YOLOv5's `@smart_inference_mode()`
+# (fixtures/TL404_eval_without_no_grad/ok_no_grad_functions.py).
+NO_GRAD_WRAPPER = re.compile(r"(^|_)(no_grad|inference_mode)$")
 
 
 class GradMode:
@@ -73,7 +77,11 @@ class GradMode:
         for ancestor in self.facts.ancestors(node):
             if ancestor in self._switched_off:
                 return True
+            if type(ancestor) is cst.With and any(_wraps_no_grad(item.item) for item in ancestor.items):
+                return True
             if type(ancestor) is cst.FunctionDef:
+                if any(_wraps_no_grad(d.decorator) for d in ancestor.decorators):
+                    return True
                 return GRAD_FREE_HOOK.match(ancestor.name.value) is not None or self._only_called_without_grad(ancestor)
         return self.facts.module in self._switched_off
 
@@ -108,3 +116,10 @@ class GradMode:
             for function in graph.resolve([named]):
                 sites.setdefault(function, []).extend(calls)
         return sites
+
+
+def _wraps_no_grad(expression: cst.BaseExpression) -> bool:
+    """``smart_inference_mode()``, ``utils.no_grad``: named like ``no_grad`` or ``inference_mode``."""
+    target = expression.func if isinstance(expression, cst.Call) else expression
+    name = dotted(target)
+    return name is not None and NO_GRAD_WRAPPER.search(name.rsplit(".", 1)[-1]) is not None

@@ -156,19 +156,40 @@ class EvaluationLoops:
                 self.loops.append(EvaluationLoop(loop, forwards))
 
     def _forwards(self, loop: Loop, calls: List[cst.Call]) -> List[cst.Call]:
+        """The calls of ``calls`` that run a model in eval mode (or, over held-out data, one named like a model).
+
+        A mode set in the loop body counts for the calls after it; a mode set
+        in a function the loop calls belongs to that function's own code, and
+        a forward pass inside a loop of a called function is that loop's.
+        """
         modes = self._modes_before(loop)
-        for call in calls:
-            mode = _mode_set(call)
-            if mode is not None:
-                modes[dotted(call.func.value) or ""] = mode  # type: ignore[attr-defined]
+        set_in_body = [c for c in self.facts.fact(LoopRegions).body_nodes(loop, (cst.Call,)) if _mode_set(c) is not None]
+        for call in set_in_body:
+            modes[dotted(call.func.value) or ""] = _mode_set(call)  # type: ignore[attr-defined, assignment]
         rebound = self._rebound_per_iteration(loop)
-        calls = [c for c in calls if _root(c.func) not in rebound]
+        own = self._loops_within(loop) | {loop}
+        calls = [
+            c for c in calls
+            if _root(c.func) not in rebound and self._runs_in(c, own) and not self._precedes_its_mode(c, set_in_body)
+        ]
         in_eval = {model for model, mode in modes.items() if mode == "eval"}
         forwards = [c for c in calls if _models_called(c) & in_eval]
         if forwards or not self._iterates_held_out_data(loop):
             return forwards
         in_train = {model for model, mode in modes.items() if mode == "train"}
         return [c for c in calls if _named_like_model(c) and not _models_called(c) & in_train]
+
+    def _runs_in(self, call: cst.Call, own: Set[cst.CSTNode]) -> bool:
+        """``call`` runs as part of these loops' iterations, not of a loop of a function they call."""
+        innermost = self.facts.fact(LoopRegions).loops_containing(call)[:1]
+        return not innermost or innermost[0] in own
+
+    def _precedes_its_mode(self, call: cst.Call, mode_calls: List[cst.Call]) -> bool:
+        """``ckpt.get("ema")`` before ``ckpt.eval()`` in the same body ran before the mode was set."""
+        return any(
+            _models_called(call) & {dotted(m.func.value)} and self._order[call] < self._order[m]  # type: ignore[attr-defined]
+            for m in mode_calls
+        )
 
     def _rebound_per_iteration(self, loop: Loop) -> Set[str]:
         """Names that ``for`` targets in ``loop`` (its own included) bind anew each iteration: no model set up before it."""
@@ -190,15 +211,16 @@ class EvaluationLoops:
                 continue
             # `for m in models: m.eval()` sets the mode of each element, not of a later loop's `m`
             if any(
-                isinstance(a, cst.For) and _root(call.func) in _target_names(a.target) and loop not in self._inside(a)
+                isinstance(a, cst.For) and _root(call.func) in _target_names(a.target) and loop not in self._loops_within(a)
                 for a in self.facts.ancestors(call)
             ):
                 continue
             modes[dotted(call.func.value) or ""] = mode  # type: ignore[attr-defined]
         return modes
 
-    def _inside(self, loop: cst.For) -> Set[cst.CSTNode]:
-        return {n for n in self.facts.fact(LoopRegions).loops if loop in set(self.facts.ancestors(n))}
+    def _loops_within(self, loop: Loop) -> Set[cst.CSTNode]:
+        """The loops nested in ``loop``'s body."""
+        return set(self.facts.fact(LoopRegions).body_nodes(loop, (cst.For, cst.While)))
 
     def _iterates_held_out_data(self, loop: Loop) -> bool:
         if not isinstance(loop, cst.For):
