@@ -84,6 +84,13 @@ def _source(body: str, header: str = SCRIPT) -> str:
         for step in range(10):
             print(model.encoder(torch.randn(2, 3)).sum().item())
         """,
+        # `volatile=True` stopped disabling autograd in PyTorch 0.4; `Variable` differentiates nothing
+        """
+        model.eval()
+        for data, target in loader:
+            data = torch.autograd.Variable(data, volatile=True)
+            print(criterion(model(data), target).item())
+        """,
     ],
 )
 def test_evaluation_loops_are_recognised_by_mode_or_held_out_data(body: str) -> None:

@@ -15,7 +15,13 @@ from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Import, Rule
 
 # Autograd in the loop: evaluation that needs gradients (saliency maps, input attributions).
-AUTOGRAD_FUNCTIONS = ("torch.autograd.", "torch.func.", "functorch.")
+# (`torch.autograd.Variable` differentiates nothing: a loop wrapping inputs in it is still an evaluation.)
+AUTOGRAD_FUNCTIONS = frozenset(
+    f"{module}.{name}"
+    for module in ("torch.autograd", "torch.func", "functorch")
+    for name in ("grad", "backward", "vjp", "jvp", "jacrev", "jacfwd", "hessian")
+)
+AUTOGRAD_MODULES = ("torch.autograd.functional.",)
 GRADIENT_METHODS = frozenset({"requires_grad_", "retain_grad", "register_hook", "attribute", "perturb"})
 GRAD_ON = frozenset({"torch.enable_grad", "torch.autograd.enable_grad"})
 GRAD_SWITCH = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"})
@@ -109,7 +115,7 @@ class EvalWithoutNoGrad(Rule):
         for call in regions.nodes_in(loop, cst.Call):
             qualified = self.facts.qualified_name(call.func) or ""  # type: ignore[attr-defined]
             name = dotted(call.func) or ""  # type: ignore[attr-defined]
-            if qualified.startswith(AUTOGRAD_FUNCTIONS) or qualified in GRAD_ON:
+            if qualified in AUTOGRAD_FUNCTIONS or qualified.startswith(AUTOGRAD_MODULES) or qualified in GRAD_ON:
                 return True
             if qualified in GRAD_SWITCH and not _is_false(call.args[0].value if call.args else None):  # type: ignore[attr-defined]
                 return True
