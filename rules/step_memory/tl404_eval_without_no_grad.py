@@ -49,7 +49,8 @@ class EvalWithoutNoGrad(Rule):
     without grad; evaluation that needs gradients: `torch.autograd.grad`,
     `requires_grad_()` on inputs, reading `.grad` (saliency maps),
     `torch.enable_grad()`, an adversarial attack (`atk(images, labels)`,
-    `adversary.perturb(...)`).
+    `adversary.perturb(...)`); pytest tests (`def test_*`), whose
+    test-sized inputs make the graphs' memory no concern.
 
     ## Why is this bad
     `model.eval()` changes what dropout and batch normalisation do, not
@@ -100,7 +101,7 @@ class EvalWithoutNoGrad(Rule):
         for found in evaluation.loops:  # outer loops first: an inner loop of a reported loop is covered by its fix
             if any(found.loop in set(self.facts.ancestors(r)) or r in set(self.facts.ancestors(found.loop)) for r in reported):
                 continue
-            if grad.runs_without_grad(found.loop) or self._needs_gradients(found.loop):
+            if grad.runs_without_grad(found.loop) or self._needs_gradients(found.loop) or self._in_a_test(found.loop):
                 continue
             recording = [c for c in found.forwards if not grad.runs_without_grad(c)]
             if recording:
@@ -127,6 +128,10 @@ class EvalWithoutNoGrad(Rule):
             isinstance(a, cst.With) and any(self.facts.qualified_name(_callee(i.item)) in GRAD_ON for i in a.items)
             for a in self.facts.ancestors(loop)
         )
+
+    def _in_a_test(self, loop: Loop) -> bool:
+        """A pytest test (``def test_*``): its inputs are test-sized, and the memory of their graphs no concern."""
+        return any(isinstance(a, cst.FunctionDef) and a.name.value.startswith("test_") for a in self.facts.ancestors(loop))
 
     def _escaping_outputs(self, loop: Loop) -> bool:
         """A value carrying a graph is stored beyond its iteration: appended, kept on an attribute, returned, yielded."""
