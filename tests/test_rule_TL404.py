@@ -163,3 +163,16 @@ def test_a_loop_that_calls_an_evaluation_function_is_not_reported_in_place_of_th
         "def main(models, val_loader):\n    for model in models:\n        run(model, val_loader)\n"
     )
     assert [row for row, _, _ in findings(source)] == [7]
+
+
+@pytest.mark.parametrize(
+    "after, applicability",
+    [
+        ("", "safe"),  # each iteration's output is dropped by the next one
+        ("print(output.shape)", "unsafe"),  # the last iteration's output is read after the loop
+        ("output = None\nprint(output)", "safe"),  # read only after it is bound again
+    ],
+)
+def test_a_local_output_escapes_only_when_read_after_the_loop(after: str, applicability: str) -> None:
+    body = "model.eval()\nfor x, y in loader:\n    output = model(x)\n    print(criterion(output, y).item())\n" + after
+    assert [a for _, _, a in findings(_source(body))] == [applicability]

@@ -9,7 +9,7 @@ import libcst as cst
 
 from trainlint.analysis import dotted
 from trainlint.analysis.grad_mode import GradMode
-from trainlint.analysis.graph_values import GraphValues
+from trainlint.analysis.graph_values import GraphValues, is_store_target
 from trainlint.analysis.regions import EvaluationLoop, EvaluationLoops, Loop, LoopRegions
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Import, Rule
@@ -152,18 +152,29 @@ class EvalWithoutNoGrad(Rule):
         if isinstance(node, (cst.Return, cst.Yield)):
             return [node.value] if isinstance(node.value, cst.BaseExpression) else []
         if isinstance(node, cst.AugAssign):
-            return [node.value] if not self._bound_in_iteration(graph, loop, node.target) else []
-        kept = [t.target for t in node.targets if not self._bound_in_iteration(graph, loop, t.target)]  # type: ignore[attr-defined]
+            return [node.value] if not self._bound_in_iteration(graph, loop, node.target, node) else []
+        kept = [t.target for t in node.targets if not self._bound_in_iteration(graph, loop, t.target, node)]  # type: ignore[attr-defined]
         return [node.value] if kept else []  # type: ignore[attr-defined]
 
-    def _bound_in_iteration(self, graph: GraphValues, loop: Loop, target: cst.BaseExpression) -> bool:
-        """A plain local first bound in the loop body: it is rebound every iteration, so nothing outlives one."""
+    def _bound_in_iteration(self, graph: GraphValues, loop: Loop, target: cst.BaseExpression, statement: cst.CSTNode) -> bool:
+        """A plain local whose value no later iteration and no code after the loop reads: the next iteration drops it.
+
+        ``total = total + out`` reads its previous value (it carries over), and
+        a name read after the loop (before it is bound again) keeps the last
+        iteration's value.
+        """
         if isinstance(target, (cst.Tuple, cst.List)):
-            return all(self._bound_in_iteration(graph, loop, e.value) for e in target.elements)
+            return all(self._bound_in_iteration(graph, loop, e.value, statement) for e in target.elements)
         if not isinstance(target, cst.Name):
             return False
-        bindings = graph.bindings(graph.scope_of(target), target.value)
-        return all(graph.contains(loop, b.statement) for b in bindings)
+        reads = [r for r in graph.references(graph.scope_of(target), target.value) if not is_store_target(self.facts, r)]
+        after_loop = any(graph.precedes(loop, read) and _binding_statement(graph, read) is statement for read in reads)
+        value = getattr(statement, "value", None)
+        carried = any(
+            graph.contains(loop.body, read) and (graph.precedes(read, statement) or (value is not None and graph.contains(value, read)))
+            for read in reads
+        )
+        return not after_loop and not carried
 
     # ----- message and fix ------------------------------------------------------------
 
@@ -190,6 +201,11 @@ class EvalWithoutNoGrad(Rule):
             replacements={loop: wrapped},
             imports=(Import("torch"),) if torch == "torch" else (),
         )
+
+
+def _binding_statement(graph: GraphValues, read: cst.BaseExpression) -> Optional[cst.CSTNode]:
+    binding = graph.reaching_binding(read) if isinstance(read, cst.Name) else None
+    return binding.statement if binding is not None else None
 
 
 def _is_false(value: Optional[cst.BaseExpression]) -> bool:
