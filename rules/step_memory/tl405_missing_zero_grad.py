@@ -10,7 +10,7 @@ import libcst as cst
 from trainlint.analysis import dotted
 from trainlint.analysis.calls import OPTIMIZER_NAME, runs_backward, stepped_optimizer
 from trainlint.analysis.graph_values import GraphValues
-from trainlint.analysis.regions import Loop, LoopRegions
+from trainlint.analysis.regions import Loop, LoopRegions, loops_running
 from trainlint.analysis.walk import walk
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Rule
@@ -101,7 +101,7 @@ class MissingZeroGrad(Rule):
     def leave_Module(self, original_node: cst.Module) -> None:
         regions = self.facts.fact(LoopRegions)
         reported: Dict[cst.Call, Tuple[Loop, Stepped, List[cst.Call]]] = {}
-        for loop in regions.loops:  # outer loops first: an inner loop's finding replaces its outer loop's
+        for loop in loops_running(self.facts, runs_backward):  # outer first: an inner loop's finding replaces the outer's
             for stepped, backwards in self._uncleared(regions, loop):
                 reported[stepped.step] = (loop, stepped, backwards)
         for loop, stepped, backwards in reported.values():
