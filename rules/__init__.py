@@ -66,9 +66,10 @@ RULES: Tuple[RuleEntry, ...] = (
         "TL404", "eval-without-no-grad", "step_memory.tl404_eval_without_no_grad", "EvalWithoutNoGrad",
         (".eval(", ".train(False", (_HELD_OUT_LOADER,)),
     ),
-    # a backward and an optimizer's or scaler's `.step(` (`optimizer`, `self.G_optim`, `gen_opt`, `scaler`)
+    # a backward and an optimizer's or scaler's `.step(` (`optimizer`, `self.G_optim`, `gen_opt`, `scaler`),
+    # or any `.step(` in a module that builds a `torch.optim` optimizer (`adam = optim.Adam(...)`)
     RuleEntry(
         "TL405", "missing-zero-grad", "step_memory.tl405_missing_zero_grad", "MissingZeroGrad",
-        (("backward", re.compile(_OPTIMIZER_STEP)),),
+        (("backward", re.compile(_OPTIMIZER_STEP)), ("backward", "optim", re.compile(r"\.\s*step\s*\("))),
     ),
 )

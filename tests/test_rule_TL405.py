@@ -189,3 +189,20 @@ def test_without_an_optimizer_step_there_is_nothing_to_report() -> None:
     optimizer.step()
     """
     assert findings(_source(body)) == []
+
+
+@pytest.mark.parametrize(
+    "construction, stepped, reported",
+    [
+        ("adam = torch.optim.Adam(model.parameters())", "adam.step()", True),
+        ("self_solver = optim.SGD(model.parameters(), lr=0.1)", "self_solver.step()", True),
+        ("schedule = torch.optim.lr_scheduler.StepLR(optimizer, 10)", "schedule.step()", False),
+        ("engine = make_engine(model)", "engine.step()", False),
+    ],
+)
+def test_an_optimizer_is_known_by_its_construction_too(construction: str, stepped: str, reported: bool) -> None:
+    source = (
+        "import torch\nfrom torch import optim\n\n\ndef train(model, loader, optimizer, criterion):\n"
+        f"    {construction}\n    for x, y in loader:\n        criterion(model(x), y).backward()\n        {stepped}\n"
+    )
+    assert [message.split("`")[1] for _, message, _ in findings(source)] == ([stepped] if reported else [])

@@ -22,6 +22,8 @@ CLEARING_NAME = re.compile(r"(zero|clear|reset)_?grad|grads?_(zero|clear|reset)"
 GRADIENT_CLEARING_METHODS = frozenset({"zero_", "detach_", "fill_", "mul_"})
 PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})
 DISTRIBUTED_AUTOGRAD = "torch.distributed.autograd."
+TORCH_OPTIMIZERS = "torch.optim."
+NOT_OPTIMIZERS = ("torch.optim.lr_scheduler.", "torch.optim.swa_utils.")
 
 
 class Stepped(NamedTuple):
@@ -128,9 +130,12 @@ class MissingZeroGrad(Rule):
         ]
 
     def _stepped(self, calls: List[cst.Call]) -> Dict[str, Stepped]:
+        """The optimizers stepped by ``calls``: named like one (``optimizer.step()``), or built by ``torch.optim``."""
         stepped: Dict[str, Stepped] = {}
         for call in calls:
             optimizer = stepped_optimizer(call)
+            if optimizer is None and _method(call) == "step" and self._built_by_torch_optim(call.func.value):  # type: ignore[attr-defined]
+                optimizer = call.func.value  # type: ignore[attr-defined]
             if optimizer is not None:
                 name = dotted(optimizer) or self.facts.code(optimizer)
                 stepped.setdefault(name, Stepped(call, optimizer, name))
@@ -201,17 +206,30 @@ class MissingZeroGrad(Rule):
             return None
         return binding.value
 
+    def _built_by_torch_optim(self, receiver: cst.BaseExpression) -> bool:
+        """``adam`` after ``adam = torch.optim.Adam(...)``, ``self.solver`` after ``self.solver = optim.SGD(...)``."""
+        values = self._assigned_values(receiver)
+        return bool(values) and all(
+            isinstance(v, cst.Call) and (self.facts.qualified_name(v.func) or "").startswith(TORCH_OPTIMIZERS)
+            and not (self.facts.qualified_name(v.func) or "").startswith(NOT_OPTIMIZERS)
+            for v in values
+        )
+
+    def _assigned_values(self, name: cst.BaseExpression) -> List[Optional[cst.BaseExpression]]:
+        """What ``name`` is assigned: the binding a local name sees here, every assignment of an attribute chain."""
+        if dotted(name) is None:
+            return []
+        graph = self.facts.fact(GraphValues)
+        if isinstance(name, cst.Name):
+            binding = graph.reaching_binding(name)
+            return [binding.value] if binding is not None and binding.how == "assign" and not binding.path else [None]
+        return [value for target, value, _ in graph.assignments() if dotted(target) == dotted(name)]
+
     def _models_optimized(self, optimizer: cst.BaseExpression) -> Optional[Set[str]]:
         """``{"netG"}`` for an optimizer built as ``Adam(netG.parameters())``; None when not known."""
-        name = dotted(optimizer)
-        if name is None:
+        values = self._assigned_values(optimizer)
+        if not values:
             return None
-        graph = self.facts.fact(GraphValues)
-        if isinstance(optimizer, cst.Name):
-            binding = graph.reaching_binding(optimizer)
-            values = [binding.value] if binding is not None and binding.how == "assign" and not binding.path else [None]
-        else:
-            values = [value for target, value, _ in graph.assignments() if dotted(target) == name]
         models: Set[str] = set()
         for value in values:
             calls = [n for n in walk(value) if isinstance(n, cst.Call)] if value is not None else []
