@@ -176,3 +176,24 @@ def test_a_loop_that_calls_an_evaluation_function_is_not_reported_in_place_of_th
 def test_a_local_output_escapes_only_when_read_after_the_loop(after: str, applicability: str) -> None:
     body = "model.eval()\nfor x, y in loader:\n    output = model(x)\n    print(criterion(output, y).item())\n" + after
     assert [a for _, _, a in findings(_source(body))] == [applicability]
+
+
+@pytest.mark.parametrize(
+    "statement, applicability",
+    [
+        ("correct = sum((model(x).argmax(1) == y).sum().item() for x, y in loader)", "safe"),
+        ("outputs = [model(x) for x, _ in loader]", "unsafe"),  # the outputs are what the comprehension keeps
+        ("scores = {i: model(x).max().item() for i, (x, _) in enumerate(loader)}", "safe"),
+    ],
+)
+def test_a_comprehension_over_batches_is_an_evaluation_loop_and_its_statement_is_wrapped(statement: str, applicability: str) -> None:
+    source = _source(f"model.eval()\n{statement}\nreturn {statement.split(' =')[0]}")
+    assert [(row, a) for row, _, a in findings(source)] == [(6, applicability)]
+    assert f"    with torch.no_grad():\n        {statement}\n    return" in fixed(source)
+
+
+def test_a_comprehension_under_no_grad_or_in_a_header_is_handled() -> None:
+    silent = _source("model.eval()\nwith torch.no_grad():\n    return [model(x) for x, _ in loader]")
+    assert findings(silent) == []
+    header = _source("model.eval()\nfor row in [model(x) for x, _ in loader]:\n    print(row.sum().item())")
+    assert [a for _, _, a in findings(header)] == [None]  # reported, with no statement of its own to wrap

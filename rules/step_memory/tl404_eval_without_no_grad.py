@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import re
-from typing import List, Optional
+from typing import List, Optional, Union
 
 import libcst as cst
 
 from trainlint.analysis import dotted
 from trainlint.analysis.grad_mode import GradMode
 from trainlint.analysis.graph_values import GraphValues, is_store_target
-from trainlint.analysis.regions import EvaluationLoop, EvaluationLoops, Loop, LoopRegions
+from trainlint.analysis.regions import COMPREHENSIONS, Comprehension, EvaluationLoop, EvaluationLoops, Loop, iteration_nodes
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Import, Rule
 
@@ -40,8 +40,9 @@ class EvalWithoutNoGrad(Rule):
     backward or optimizer step, outside `torch.no_grad()` and
     `torch.inference_mode()`.
 
-    The loop can have any shape, and its forward pass can sit in a
-    same-module function it calls. Deliberately silent: a function
+    The loop can have any shape, a comprehension over batches included
+    (`[model(x) for x, _ in test_loader]`), and a loop's forward pass can
+    sit in a same-module function it calls. Deliberately silent: a function
     decorated with `@torch.no_grad()`/`@torch.inference_mode()`, or called
     only under one of them in this module; loops inside such a context, or
     after `torch.set_grad_enabled(False)`; Lightning's `validation_step`,
@@ -75,7 +76,8 @@ class EvalWithoutNoGrad(Rule):
     ```
 
     ## Fix safety
-    The fix wraps the loop in `with torch.no_grad():`. It is safe when
+    The fix wraps the loop (or the statement holding the comprehension) in
+    `with torch.no_grad():`. It is safe when
     nothing the loop computes with grad leaves an iteration: the results
     are read as numbers (`.item()`, `argmax`, comparisons) or dropped. When
     an output is stored beyond the iteration (appended to a list, kept on
@@ -97,7 +99,7 @@ class EvalWithoutNoGrad(Rule):
         if not evaluation.loops:
             return
         grad = self.facts.fact(GradMode)
-        reported: List[Loop] = []
+        reported: List[cst.CSTNode] = []
         for found in evaluation.loops:  # outer loops first: an inner loop of a reported loop is covered by its fix
             if any(found.loop in set(self.facts.ancestors(r)) or r in set(self.facts.ancestors(found.loop)) for r in reported):
                 continue
@@ -110,10 +112,9 @@ class EvalWithoutNoGrad(Rule):
 
     # ----- detection ------------------------------------------------------------------
 
-    def _needs_gradients(self, loop: Loop) -> bool:
+    def _needs_gradients(self, loop: Union[Loop, Comprehension]) -> bool:
         """Autograd in an iteration, or an explicit ``enable_grad``: the evaluation differentiates something."""
-        regions = self.facts.fact(LoopRegions)
-        for call in regions.nodes_in(loop, cst.Call):
+        for call in iteration_nodes(self.facts, loop, cst.Call):
             qualified = self.facts.qualified_name(call.func) or ""  # type: ignore[attr-defined]
             name = dotted(call.func) or ""  # type: ignore[attr-defined]
             if qualified in AUTOGRAD_FUNCTIONS or qualified.startswith(AUTOGRAD_MODULES) or qualified in GRAD_ON:
@@ -122,20 +123,24 @@ class EvalWithoutNoGrad(Rule):
                 return True
             if name.rsplit(".", 1)[-1] in GRADIENT_METHODS or any(ATTACK_NAME.search(part) for part in name.split(".")):
                 return True
-        if any(isinstance(a, cst.Attribute) and a.attr.value == "grad" for a in regions.nodes_in(loop, cst.Attribute)):
+        if any(a.attr.value == "grad" for a in iteration_nodes(self.facts, loop, cst.Attribute)):  # type: ignore[attr-defined]
             return True
         return any(
             isinstance(a, cst.With) and any(self.facts.qualified_name(_callee(i.item)) in GRAD_ON for i in a.items)
             for a in self.facts.ancestors(loop)
         )
 
-    def _in_a_test(self, loop: Loop) -> bool:
+    def _in_a_test(self, loop: Union[Loop, Comprehension]) -> bool:
         """A pytest test (``def test_*``): its inputs are test-sized, and the memory of their graphs no concern."""
         return any(isinstance(a, cst.FunctionDef) and a.name.value.startswith("test_") for a in self.facts.ancestors(loop))
 
-    def _escaping_outputs(self, loop: Loop) -> bool:
-        """A value carrying a graph is stored beyond its iteration: appended, kept on an attribute, returned, yielded."""
+    def _escaping_outputs(self, loop: Union[Loop, Comprehension]) -> bool:
+        """A value carrying a graph is stored beyond its iteration: appended, kept on an attribute, returned, yielded,
+        or made an element of what a comprehension builds."""
         graph = self.facts.fact(GraphValues)
+        if isinstance(loop, COMPREHENSIONS):
+            elements = [loop.key, loop.value] if isinstance(loop, cst.DictComp) else [loop.elt]
+            return any(graph.graph_atoms(e) for e in elements)
         for node in graph.facts.nodes(cst.Call, cst.AugAssign, cst.Assign, cst.Return, cst.Yield):
             if not graph.contains(loop.body, node):
                 continue
@@ -187,20 +192,34 @@ class EvalWithoutNoGrad(Rule):
         )
         self.report(found.loop, message, fix=self._fix(found.loop))
 
-    def _fix(self, loop: Loop) -> CstFix:
-        escaping = self._escaping_outputs(loop)
+    def _fix(self, loop: Union[Loop, Comprehension]) -> Optional[CstFix]:
+        """Wrap the loop, or the statement holding the comprehension, in ``with torch.no_grad():``."""
+        wrapped = loop if not isinstance(loop, COMPREHENSIONS) else _statement_of(self.facts, loop)
+        if wrapped is None:
+            return None  # a comprehension in a compound statement's header: no statement to wrap
         torch = self.facts.torch_name()
-        wrapped = cst.With(
+        replacement = cst.With(
             items=[cst.WithItem(cst.parse_expression(f"{torch}.no_grad()"))],
-            body=cst.IndentedBlock(body=[loop.with_changes(leading_lines=())]),
-            leading_lines=loop.leading_lines,
+            body=cst.IndentedBlock(body=[wrapped.with_changes(leading_lines=())]),
+            leading_lines=wrapped.leading_lines,
         )
+        what = "loop" if wrapped is loop else "statement"
         return CstFix(
-            message=f"Wrap the loop in `with {torch}.no_grad():`",
-            applicability=Applicability.UNSAFE if escaping else Applicability.SAFE,
-            replacements={loop: wrapped},
+            message=f"Wrap the {what} in `with {torch}.no_grad():`",
+            applicability=Applicability.UNSAFE if self._escaping_outputs(loop) else Applicability.SAFE,
+            replacements={wrapped: replacement},
             imports=(Import("torch"),) if torch == "torch" else (),
         )
+
+
+def _statement_of(facts, node: cst.CSTNode) -> Optional[cst.SimpleStatementLine]:
+    """The statement line holding ``node``, when it stands in a block (not in a compound statement's header)."""
+    for ancestor in facts.ancestors(node):
+        if isinstance(ancestor, cst.SimpleStatementLine):
+            return ancestor
+        if isinstance(ancestor, (cst.BaseCompoundStatement, cst.SimpleStatementSuite)):
+            return None
+    return None
 
 
 def _binding_statement(graph: GraphValues, read: cst.BaseExpression) -> Optional[cst.CSTNode]:

@@ -34,11 +34,14 @@ from trainlint.analysis.calls import CallGraph, callee, steps_training
 from trainlint.analysis.graph_values import MODEL_NAME
 from trainlint.analysis.imports import dotted
 from trainlint.analysis.loops import _unwrap_iterable
+from trainlint.analysis.walk import walk
 
 if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
 
 Loop = Union[cst.For, cst.While]
+Comprehension = Union[cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp]
+COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
 
 class LoopRegions:
@@ -101,6 +104,15 @@ class LoopRegions:
         return index
 
 
+def iteration_nodes(facts: "ModuleFacts", loop: Union[Loop, Comprehension], kind: type) -> List[cst.CSTNode]:
+    """Nodes of exactly type ``kind`` that run per iteration of a loop (see ``LoopRegions.nodes_in``) or of a
+    comprehension (its element and conditions: the first iterable is evaluated once; callees are not followed)."""
+    if not isinstance(loop, COMPREHENSIONS):
+        return facts.fact(LoopRegions).nodes_in(loop, kind)
+    once = set(walk(loop.for_in.iter))
+    return [n for n in walk(loop) if type(n) is kind and n not in once]
+
+
 def loops_running(facts: "ModuleFacts", predicate: Callable[[cst.Call], bool]) -> List[Loop]:
     """The loops, outer first, whose iterations run a call for which ``predicate`` holds."""
     regions = facts.fact(LoopRegions)
@@ -128,7 +140,7 @@ BOOKKEEPING_METHOD = re.compile(
 
 
 class EvaluationLoop(NamedTuple):
-    loop: Loop
+    loop: Union[Loop, Comprehension]  # `[model(x) for x in test_loader]` evaluates too
     forwards: List[cst.Call]  # the model calls it runs per iteration
 
 
@@ -154,6 +166,11 @@ class EvaluationLoops:
             forwards = self._forwards(loop, calls)
             if forwards:
                 self.loops.append(EvaluationLoop(loop, forwards))
+        for comprehension in facts.nodes(*COMPREHENSIONS):
+            calls = iteration_nodes(facts, comprehension, cst.Call)  # type: ignore[assignment]
+            forwards = [] if any(steps_training(c) for c in calls) else self._forwards(comprehension, calls)
+            if forwards:
+                self.loops.append(EvaluationLoop(comprehension, forwards))
 
     def _forwards(self, loop: Loop, calls: List[cst.Call]) -> List[cst.Call]:
         """The calls of ``calls`` that run a model in eval mode (or, over held-out data, one named like a model).
@@ -170,7 +187,7 @@ class EvaluationLoops:
         own = self._loops_within(loop) | {loop}
         calls = [
             c for c in calls
-            if _root(c.func) not in rebound and self._runs_in(c, own) and not self._precedes_its_mode(c, set_in_body)
+            if _root(c.func) not in rebound and self._runs_in(c, loop, own) and not self._precedes_its_mode(c, set_in_body)
         ]
         in_eval = {model for model, mode in modes.items() if mode == "eval"}
         forwards = [c for c in calls if _models_called(c) & in_eval]
@@ -179,10 +196,11 @@ class EvaluationLoops:
         in_train = {model for model, mode in modes.items() if mode == "train"}
         return [c for c in calls if _named_like_model(c) and not _models_called(c) & in_train]
 
-    def _runs_in(self, call: cst.Call, own: Set[cst.CSTNode]) -> bool:
-        """``call`` runs as part of these loops' iterations, not of a loop of a function they call."""
+    def _runs_in(self, call: cst.Call, loop: cst.CSTNode, own: Set[cst.CSTNode]) -> bool:
+        """``call`` runs as part of ``loop``'s iterations (``own``: it and its nested loops), not of a loop of a
+        function it calls (a comprehension's calls may sit in a loop around it)."""
         innermost = self.facts.fact(LoopRegions).loops_containing(call)[:1]
-        return not innermost or innermost[0] in own
+        return not innermost or innermost[0] in own or innermost[0] in set(self.facts.ancestors(loop))
 
     def _precedes_its_mode(self, call: cst.Call, mode_calls: List[cst.Call]) -> bool:
         """``ckpt.get("ema")`` before ``ckpt.eval()`` in the same body ran before the mode was set."""
@@ -197,6 +215,10 @@ class EvaluationLoops:
         for node in [loop, *self.facts.fact(LoopRegions).body_nodes(loop, (cst.For,))]:
             if isinstance(node, cst.For):
                 names |= _target_names(node.target)
+        clause = loop.for_in if isinstance(loop, COMPREHENSIONS) else None
+        while clause is not None:
+            names |= _target_names(clause.target)
+            clause = clause.inner_for_in
         return names
 
     def _modes_before(self, loop: Loop) -> Dict[str, str]:
@@ -223,9 +245,9 @@ class EvaluationLoops:
         return set(self.facts.fact(LoopRegions).body_nodes(loop, (cst.For, cst.While)))
 
     def _iterates_held_out_data(self, loop: Loop) -> bool:
-        if not isinstance(loop, cst.For):
+        if not isinstance(loop, (cst.For, *COMPREHENSIONS)):
             return False
-        iterable, _ = _unwrap_iterable(self.facts, loop.iter)
+        iterable, _ = _unwrap_iterable(self.facts, loop.iter if isinstance(loop, cst.For) else loop.for_in.iter)
         if isinstance(iterable, cst.Call):
             iterable = iterable.func
         if isinstance(iterable, cst.Subscript) and len(iterable.slice) == 1:
