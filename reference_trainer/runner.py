@@ -12,6 +12,7 @@ from typing import Optional
 from .amp import MixedPrecision
 from .data import make_loader
 from .devices import DeviceLike, pick_device
+from .loop import evaluate as evaluate_loss
 from .loop import train_epoch
 from .metrics import RunningLoss
 from .seeding import seed_everything
@@ -20,13 +21,14 @@ from .tasks import build
 
 @dataclass
 class RunResult:
-    """Per-step training losses, and their mean per epoch."""
+    """Per-step training losses, their mean per epoch, and the evaluation loss after training (if asked for)."""
 
     task: str
     seed: int
     device: str
     step_losses: list[float]
     epoch_losses: list[float]
+    eval_loss: Optional[float] = None
 
 
 def run(
@@ -39,13 +41,16 @@ def run(
     amp: bool = False,
     accumulation_steps: int = 1,
     clip_norm: Optional[float] = None,
+    evaluate: bool = False,
 ) -> RunResult:
     """Seed everything, build ``task`` from ``seed`` and train it for ``epochs`` epochs.
 
     ``max_steps`` caps the batches of *each* epoch (a fixture's
     ``main(max_steps=n)`` runs one epoch of at most ``n`` batches).
     ``device`` may be ``"auto"``. Data stay on the CPU and batches are moved
-    one at a time, in order (no shuffling).
+    one at a time, in order (no shuffling). ``evaluate=True`` then evaluates
+    the trained model over the whole loader (``loop.evaluate``: eval mode, no
+    graph): the mean loss per sample, in ``eval_loss``.
     """
     if epochs < 1:
         raise ValueError(f"epochs must be >= 1, got {epochs}")
@@ -78,4 +83,7 @@ def run(
             epoch.update(loss)
         step_losses.extend(losses)
         epoch_losses.append(epoch.mean)
-    return RunResult(task, seed, str(target), step_losses, epoch_losses)
+    eval_loss = None
+    if evaluate:
+        eval_loss = evaluate_loss(model, loader, target, built.loss_fn, label_aliases=dict(built.spec.label_aliases))
+    return RunResult(task, seed, str(target), step_losses, epoch_losses, eval_loss)

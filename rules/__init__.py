@@ -35,10 +35,18 @@ class RuleEntry(NamedTuple):
 # `def on_train_batch_end(`, not `def prepare_extra_step_kwargs(`), or an
 # optimizer's or scaler's `.step(`. A bare `step(` would also match every diffusion pipeline's `scheduler.step(` and
 # have half of a diffusers checkout parsed for nothing.
+_OPTIMIZER_STEP = r"(?i:optim\w*|opt|scaler\w*)\s*\.\s*step\s*\("
 _PER_STEP_CODE = re.compile(
     r"backward"
     r"|\bdef\s+(?:\w*step(?:_(?:end|begin|start))?|on_\w*batch\w*)\s*\("
-    r"|(?i:optim\w*|opt|scaler\w*)\s*\.\s*step\s*\("
+    r"|" + _OPTIMIZER_STEP
+)
+
+_HELD_OUT_LOADER = re.compile(
+    r"(?i)\b(?:val|valid|validation|test|eval|dev)_?"
+    r"(?:loader|dl|dataloader|data_loader|iter|iterator|batches|ds|dataset|data|set)s?\b"
+    r"|(?:loader|dataloader|dl)_?(?:val|valid|validation|test|eval|dev)\b"
+    r"|\[\s*[\"'](?:val|valid|validation|test|eval|dev)[\"']\s*\]"
 )
 
 
@@ -76,5 +84,16 @@ RULES: Tuple[RuleEntry, ...] = (
         # an out-of-memory error recognised by its type or its message, in code that trains
         ((re.compile(r"OutOfMemoryError|(?i:out of memory)|\bOOM\b"), _PER_STEP_CODE),),
         lambda module: module.trains and module.handles_errors,
+    ),
+    # a model put in eval mode, or a loop over a held-out loader (as trainlint.analysis.regions names them)
+    RuleEntry(
+        "TL404", "eval-without-no-grad", "step_memory.tl404_eval_without_no_grad", "EvalWithoutNoGrad",
+        (".eval(", ".train(False", (_HELD_OUT_LOADER,)),
+    ),
+    # a backward and an optimizer's or scaler's `.step(` (`optimizer`, `self.G_optim`, `gen_opt`, `scaler`),
+    # or any `.step(` in a module that builds a `torch.optim` optimizer (`adam = optim.Adam(...)`)
+    RuleEntry(
+        "TL405", "missing-zero-grad", "step_memory.tl405_missing_zero_grad", "MissingZeroGrad",
+        (("backward", re.compile(_OPTIMIZER_STEP)), ("backward", "optim", re.compile(r"\.\s*step\s*\("))),
     ),
 )

@@ -18,7 +18,8 @@ import itertools
 import re
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -162,3 +163,26 @@ def graph_size(tensor: Optional[torch.Tensor]) -> int:
                 seen.add(child)
                 stack.append(child)
     return len(seen)
+
+
+@contextmanager
+def locals_on_return(function: str) -> Iterator[dict[str, Any]]:
+    """The local variables of the last call of a fixture's ``function`` to return, captured as it returns.
+
+    What an evaluation or a step keeps lives in its frame: reading it there
+    needs no change to the fixture (only frames of modules loaded by
+    :func:`run_fixture` are looked at).
+    """
+    captured: dict[str, Any] = {}
+    previous = sys.getprofile()
+
+    def profile(frame, event, arg) -> None:
+        if event == "return" and frame.f_code.co_name == function and frame.f_globals["__name__"].startswith("_trainlint_fixture_"):
+            captured.clear()
+            captured.update(frame.f_locals)
+
+    sys.setprofile(profile)
+    try:
+        yield captured
+    finally:
+        sys.setprofile(previous)

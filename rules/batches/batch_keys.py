@@ -13,7 +13,7 @@ the module; ``self.x`` across the class) must agree.
 Where keys come from:
 
 - a loop over a loader (``for batch in loader``, ``enumerate(loader)``, found by
-  ``analysis.loops.TrainingLoops``) or ``next(iter(loader))``;
+  ``analysis.steps.TrainingLoops``) or ``next(iter(loader))``;
 - a ``DataLoader(dataset, collate_fn=...)`` built here: the dict that the
   ``__getitem__`` of a Dataset class defined here returns, passed on by the
   default collate or by a collate function here that copies every key, or the

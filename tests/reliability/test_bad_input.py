@@ -35,6 +35,7 @@ TRAINING_LOOP = """import torch
 def train(model, loader, optimizer):
     losses = []
     for batch in loader:
+        optimizer.zero_grad()
         loss = model(batch).sum()
         loss.backward()
         optimizer.step()
@@ -66,7 +67,7 @@ def test_newest_syntax_is_checked_and_fixed(project: Path, feature: str) -> None
     assert (fixed.exit_code, fixed.stderr) == (0, "")
     before, after = source.splitlines(), (project / "m.py").read_text().splitlines()
     changed = [row for row, (old, new) in enumerate(zip(before, after), 1) if old != new]
-    assert (len(after), changed) == (len(before), [10])  # only `losses.append(loss)`, which the fix detaches
+    assert (len(after), changed) == (len(before), [11])  # only `losses.append(loss)`, which the fix detaches
 
 
 # --- files that cannot be read ---------------------------------------------------------------------------------

@@ -33,13 +33,33 @@ Callee = Tuple[str, bool]  # (last component of the callee, called as ``x.name(.
 def steps_training(call: cst.Call) -> bool:
     """``loss.backward()``, ``accelerator.backward(loss)``, ``self.manual_backward(loss)``, or an
     optimizer's or scaler's ``.step()``: the calls that make a step a training step."""
-    if not isinstance(call.func, cst.Attribute):
-        return False
-    method = call.func.attr.value
-    if method in _BACKWARD_METHODS:
-        return True
-    owner = dotted(call.func.value) or ""
-    return method == "step" and bool(OPTIMIZER_NAME.search(owner.rsplit(".", 1)[-1]))
+    return runs_backward(call) or _optimizer_step_owner(call) is not None
+
+
+def runs_backward(call: cst.Call) -> bool:
+    """``loss.backward()``, ``scaler.scale(loss).backward()``, ``accelerator.backward(loss)``, ``self.manual_backward(loss)``."""
+    return isinstance(call.func, cst.Attribute) and call.func.attr.value in _BACKWARD_METHODS
+
+
+def stepped_optimizer(call: cst.Call) -> Optional[cst.BaseExpression]:
+    """The optimizer an optimizer step updates: ``opt`` for ``opt.step()`` and for ``scaler.step(opt)``.
+
+    The receiver is recognised by its name (``optimizer``, ``self.G_optim``,
+    ``opt``, ``grad_scaler``); a scaler stepping no argument gives None.
+    """
+    match = _optimizer_step_owner(call)
+    if match is None:
+        return None
+    if match.group(0).lower() != "scaler":
+        return call.func.value  # type: ignore[attr-defined]
+    return call.args[0].value if call.args and not call.args[0].keyword and not call.args[0].star else None
+
+
+def _optimizer_step_owner(call: cst.Call) -> Optional["re.Match[str]"]:
+    """For ``<owner>.step(...)``, where the owner's last name reads as an optimizer or scaler: that match."""
+    if not isinstance(call.func, cst.Attribute) or call.func.attr.value != "step":
+        return None
+    return OPTIMIZER_NAME.search((dotted(call.func.value) or "").rsplit(".", 1)[-1])
 
 
 def callee(call: cst.Call) -> Optional[Callee]:

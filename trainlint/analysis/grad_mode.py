@@ -6,9 +6,14 @@ across steps is harmless; rules about graph-carrying values ask here first.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import functools
+import re
+from typing import TYPE_CHECKING, Dict, List
 
 import libcst as cst
+
+from trainlint.analysis.calls import Callee, CallGraph, callee
+from trainlint.analysis.imports import dotted
 
 if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
@@ -37,3 +42,84 @@ def in_no_grad(facts: "ModuleFacts", node: cst.CSTNode) -> bool:
             if any(_disables_grad(facts, d.decorator) for d in ancestor.decorators):
                 return True
     return False
+
+
+# Hooks Lightning runs under `torch.no_grad()`/`torch.inference_mode()`.
+GRAD_FREE_HOOK = re.compile(
+    r"^(validation|val|valid|test|predict|eval|evaluation|inference)_step$"
+    r"|^on_(validation|test|predict)_\w+$|^(validation|test)_epoch_end$"
+)
+GRAD_SWITCH = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"})
+# Project wrappers of the two, known by their names: YOLOv5's `@smart_inference_mode()`
+# (fixtures/TL404_eval_without_no_grad/ok_no_grad_functions.py).
+NO_GRAD_WRAPPER = re.compile(r"(^|_)(no_grad|inference_mode)$")
+
+
+class GradMode:
+    """Where a module's code runs with autograd off, also through the functions that call it.
+
+    Beyond :func:`in_no_grad`: Lightning's evaluation hooks, code after a
+    statement ``torch.set_grad_enabled(False)`` in its function or at module
+    level, and a function whose every call in this module runs without grad
+    (``with torch.no_grad(): evaluate(model, loader)``).
+    """
+
+    def __init__(self, facts: "ModuleFacts") -> None:
+        self.facts = facts
+        self._functions: Dict[cst.FunctionDef, bool] = {}
+        self._switched_off = {
+            self._scope_of(c) for c in facts.nodes(cst.Call) if self._switches_off(c) and isinstance(facts.parent(c), cst.Expr)
+        }
+
+    def runs_without_grad(self, node: cst.CSTNode) -> bool:
+        if in_no_grad(self.facts, node):
+            return True
+        for ancestor in self.facts.ancestors(node):
+            if ancestor in self._switched_off:
+                return True
+            if type(ancestor) is cst.With and any(_wraps_no_grad(item.item) for item in ancestor.items):
+                return True
+            if type(ancestor) is cst.FunctionDef:
+                if any(_wraps_no_grad(d.decorator) for d in ancestor.decorators):
+                    return True
+                return GRAD_FREE_HOOK.match(ancestor.name.value) is not None or self._only_called_without_grad(ancestor)
+        return self.facts.module in self._switched_off
+
+    def _switches_off(self, call: cst.Call) -> bool:
+        if self.facts.qualified_name(call.func) not in GRAD_SWITCH or not call.args:
+            return False
+        value = call.args[0].value
+        return isinstance(value, cst.Name) and value.value == "False"
+
+    def _scope_of(self, node: cst.CSTNode) -> cst.CSTNode:
+        return next((a for a in self.facts.ancestors(node) if type(a) is cst.FunctionDef), self.facts.module)
+
+    def _only_called_without_grad(self, function: cst.FunctionDef) -> bool:
+        known = self._functions.get(function)
+        if known is None:
+            self._functions[function] = False  # a recursive call proves nothing
+            sites = self._call_sites.get(function, [])
+            known = self._functions[function] = bool(sites) and all(self.runs_without_grad(c) for c in sites)
+        return known
+
+    @functools.cached_property
+    def _call_sites(self) -> Dict[cst.FunctionDef, List[cst.Call]]:
+        """The calls of this module that may run each function (matched by name, as ``CallGraph`` does)."""
+        graph = self.facts.fact(CallGraph)
+        by_name: Dict[Callee, List[cst.Call]] = {}
+        for call in self.facts.nodes(cst.Call):
+            named = callee(call)
+            if named is not None:
+                by_name.setdefault(named, []).append(call)
+        sites: Dict[cst.FunctionDef, List[cst.Call]] = {}
+        for named, calls in by_name.items():
+            for function in graph.resolve([named]):
+                sites.setdefault(function, []).extend(calls)
+        return sites
+
+
+def _wraps_no_grad(expression: cst.BaseExpression) -> bool:
+    """``smart_inference_mode()``, ``utils.no_grad``: named like ``no_grad`` or ``inference_mode``."""
+    target = expression.func if isinstance(expression, cst.Call) else expression
+    name = dotted(target)
+    return name is not None and NO_GRAD_WRAPPER.search(name.rsplit(".", 1)[-1]) is not None

@@ -1,0 +1,199 @@
+"""Static tests for TL404 eval-without-no-grad beyond the fixtures.
+
+Each ok trap is shown next to its twin without the guard, which must be
+reported: the trap is silent for the reason it claims, not by accident.
+What makes a loop an evaluation loop, where the finding goes, and the fix's
+safety and spelling are checked on small cases.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import List, Optional, Tuple
+
+import pytest
+
+from trainlint.engine import RuleSettings, fix_source, lint_source
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "TL404_eval_without_no_grad"
+SETTINGS = RuleSettings(frozenset({"TL404"}))
+
+
+def findings(text: str) -> List[Tuple[int, str, Optional[str]]]:
+    result = lint_source(text, "case.py", SETTINGS)
+    assert not result.errors, result.errors
+    return [(d.location.row, d.message, d.fix.applicability.value if d.fix else None) for d in result.diagnostics]
+
+
+def fixed(text: str) -> str:
+    result = fix_source(text, "case.py", SETTINGS, unsafe_fixes=True)
+    assert not result.errors, result.errors
+    return result.text
+
+
+@pytest.mark.parametrize(
+    "fixture, correct, broken, reported",
+    [
+        ("ok_no_grad_functions.py", "@torch.no_grad()\n", "", "model(...)"),
+        ("ok_no_grad_functions.py", "@torch.inference_mode\n", "", "model(...)"),
+        ("ok_no_grad_functions.py", "    with torch.no_grad():\n        return", "    if True:\n        return", "model(...)"),
+        ("ok_no_grad_functions.py", "@smart_inference_mode()\n", "", "model(...)"),
+        ("ok_loops_without_grad.py", "    with torch.no_grad():\n        for", "    if True:\n        for", "model(...)"),
+        ("ok_loops_without_grad.py", "with inference_mode():", "if True:", "model(...)"),
+        ("ok_loops_without_grad.py", "        with torch.no_grad():\n            features", "        if True:\n            features", "encoder(...)"),
+        ("ok_loops_without_grad.py", "    torch.set_grad_enabled(False)\n    tokens", "    tokens", "model(...)"),
+        ("ok_lightning_evaluation_hooks.py", "def validation_step(", "def shared_step(", "self.backbone(...)"),
+        ("ok_needs_gradients.py", "adv_images = atk(images, labels)", "adv_images = images", "model(...)"),
+        ("ok_not_evaluation.py", "model.generate(**batch, max_new_tokens=64)", "model(**batch)", "model(...)"),
+        ("ok_not_evaluation.py", "    model.eval()\n    model.train()\n", "    model.eval()\n", "model(...)"),
+        ("ok_unit_test_comparison.py", "def test_scripted_model_matches_eager(", "def compare_scripted(", "scripted(...)"),
+    ],
+)
+def test_ok_fixture_is_reported_once_its_guard_is_removed(fixture: str, correct: str, broken: str, reported: str) -> None:
+    text = (FIXTURES / fixture).read_text(encoding="utf-8")
+    assert correct in text and findings(text) == []
+    assert [f"runs `{reported}`" in message for _, message, _ in findings(text.replace(correct, broken))] == [True]
+
+
+SCRIPT = """
+import torch
+
+def evaluate(model, loader, criterion):
+{body}
+"""
+
+
+def _source(body: str, header: str = SCRIPT) -> str:
+    return header.format(body=textwrap.indent(textwrap.dedent(body).strip("\n"), "    "))
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        """
+        model.train(False)
+        for x, y in loader:
+            print(criterion(model(x), y).item())
+        """,
+        """
+        for x, y in loaders["val"]:
+            print(criterion(model(x), y).item())
+        """,
+        """
+        model.eval()
+        for step in range(10):
+            print(model.encoder(torch.randn(2, 3)).sum().item())
+        """,
+        # `volatile=True` stopped disabling autograd in PyTorch 0.4; `Variable` differentiates nothing
+        """
+        model.eval()
+        for data, target in loader:
+            data = torch.autograd.Variable(data, volatile=True)
+            print(criterion(model(data), target).item())
+        """,
+    ],
+)
+def test_evaluation_loops_are_recognised_by_mode_or_held_out_data(body: str) -> None:
+    found = findings(_source(body))
+    assert len(found) == 1 and found[0][2] == "safe"
+
+
+def test_a_loop_over_training_data_without_eval_mode_is_no_evaluation() -> None:
+    assert findings(_source("for x, y in loader:\n    print(criterion(model(x), y).item())")) == []
+
+
+def test_nested_evaluation_loops_give_one_finding_on_the_outer_loop() -> None:
+    source = _source(
+        """
+        model.eval()
+        for batch in loader:
+            tokens = batch
+            for _ in range(16):
+                tokens = torch.cat([tokens, model(tokens)[:, -1:].argmax(-1)], 1)
+            print(tokens.tolist())
+        """
+    )
+    found = findings(source)
+    assert [row for row, _, _ in found] == [6]
+
+
+@pytest.mark.parametrize(
+    "store",
+    ["outputs.append(model(x))", "self_cache[len(outputs)] = model(x)", "yield model(x)", "total = total + model(x)"],
+)
+def test_an_output_kept_beyond_its_iteration_makes_the_fix_unsafe(store: str) -> None:
+    body = f"""
+    model.eval()
+    outputs, self_cache, total = [], {{}}, 0
+    for x, y in loader:
+        {store}
+    """
+    assert [applicability for _, _, applicability in findings(_source(body))] == ["unsafe"]
+
+
+def test_fix_wraps_the_loop_keeps_its_comment_and_uses_the_modules_spelling_of_torch() -> None:
+    source = _source(
+        """
+        model.eval()
+        # score every batch
+        for x, y in loader:
+            print(criterion(model(x), y).item())
+        """,
+        header="import torch as th\n\ndef evaluate(model, loader, criterion):\n{body}\n",
+    )
+    expected = (
+        "    # score every batch\n    with th.no_grad():\n        for x, y in loader:\n"
+        "            print(criterion(model(x), y).item())\n"
+    )
+    assert expected in fixed(source)
+    assert findings(fixed(source)) == []
+
+
+def test_fix_imports_torch_where_the_module_does_not() -> None:
+    source = "from torch import nn\n\n\ndef evaluate(model, val_loader):\n    model.eval()\n    for x in val_loader:\n        print(model(x).sum().item())\n"
+    result = fixed(source)
+    assert result.startswith("import torch\n") and "    with torch.no_grad():\n        for x in val_loader:" in result
+
+
+def test_a_loop_that_calls_an_evaluation_function_is_not_reported_in_place_of_the_evaluation_loop() -> None:
+    source = (
+        "import torch\n\n\ndef run(model, val_loader):\n    model.eval()\n    model.warmup()\n"
+        "    for x in val_loader:\n        print(model(x).sum().item())\n\n\n"
+        "def main(models, val_loader):\n    for model in models:\n        run(model, val_loader)\n"
+    )
+    assert [row for row, _, _ in findings(source)] == [7]
+
+
+@pytest.mark.parametrize(
+    "after, applicability",
+    [
+        ("", "safe"),  # each iteration's output is dropped by the next one
+        ("print(output.shape)", "unsafe"),  # the last iteration's output is read after the loop
+        ("output = None\nprint(output)", "safe"),  # read only after it is bound again
+    ],
+)
+def test_a_local_output_escapes_only_when_read_after_the_loop(after: str, applicability: str) -> None:
+    body = "model.eval()\nfor x, y in loader:\n    output = model(x)\n    print(criterion(output, y).item())\n" + after
+    assert [a for _, _, a in findings(_source(body))] == [applicability]
+
+
+@pytest.mark.parametrize(
+    "statement, applicability",
+    [
+        ("correct = sum((model(x).argmax(1) == y).sum().item() for x, y in loader)", "safe"),
+        ("outputs = [model(x) for x, _ in loader]", "unsafe"),  # the outputs are what the comprehension keeps
+        ("scores = {i: model(x).max().item() for i, (x, _) in enumerate(loader)}", "safe"),
+    ],
+)
+def test_a_comprehension_over_batches_is_an_evaluation_loop_and_its_statement_is_wrapped(statement: str, applicability: str) -> None:
+    source = _source(f"model.eval()\n{statement}\nreturn {statement.split(' =')[0]}")
+    assert [(row, a) for row, _, a in findings(source)] == [(6, applicability)]
+    assert f"    with torch.no_grad():\n        {statement}\n    return" in fixed(source)
+
+
+def test_a_comprehension_under_no_grad_or_in_a_header_is_handled() -> None:
+    silent = _source("model.eval()\nwith torch.no_grad():\n    return [model(x) for x, _ in loader]")
+    assert findings(silent) == []
+    header = _source("model.eval()\nfor row in [model(x) for x, _ in loader]:\n    print(row.sum().item())")
+    assert [a for _, _, a in findings(header)] == [None]  # reported, with no statement of its own to wrap
