@@ -269,14 +269,14 @@ def test_a_cell_that_does_not_parse_is_reported_and_the_other_cells_are_still_ch
         "loader = DataLoader(TensorDataset(torch.randn(8, 2), torch.randn(8, 1)), batch_size=4)\n"
         "model = torch.nn.Linear(2, 1)",
         " optimizer = # TODO: pick an optimizer",  # an exercise left blank, pasted indented
-        "total = 0.0\nfor xb, yb in loader:\n    loss = torch.nn.functional.mse_loss(model(xb), yb)\n"
+        "total = 0.0\nfor xb, yb in loader:\n    optimizer.zero_grad()\n    loss = torch.nn.functional.mse_loss(model(xb), yb)\n"
         "    loss.backward()\n    optimizer.step()\n    total += loss",
     )
     path = tmp_path / "exercise.ipynb"
     check, _ = run(path, source.encode())
     assert [(d.code, d.cell) for d in check.diagnostics] == [
         ("TL001", CellPosition(2, Location(1, 14), Location(1, 14))),  # columns as written, indentation included
-        ("TL401", CellPosition(3, Location(6, 5), Location(6, 18))),
+        ("TL401", CellPosition(3, Location(7, 5), Location(7, 18))),
     ]
     fixed, data = run(path, source.encode(), mode="write")
     cells = json.loads(data)["cells"]
