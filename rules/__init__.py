@@ -38,11 +38,22 @@ _PER_STEP_CODE = re.compile(
 )
 
 
+# A tensor created as floating point (TL302): float tensor types, ``torch.Tensor(``, ``from_numpy``,
+# a float cast, or a float dtype given to a factory or ``.to(``.
+_FLOAT_TENSOR = re.compile(
+    r"(?:Float|Double|Half|BFloat16)Tensor|\bTensor\(|from_numpy|\.(?:float|double|half|bfloat16)\(\)"
+    r"|dtype\s*=\s*[\w.]*(?:float|double|half)|\.(?:to|type)\([^)]*(?:float|double|half)"
+)
+# ...and a place that takes indices: an embedding, ``input_ids``/``labels``, an index loss, a Python list.
+_INDEX_USE = ("mbedding", "input_ids", "labels", "cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss", "= [", "list(", "split(")
+
+
 RULES: Tuple[RuleEntry, ...] = (
     RuleEntry("TL101", "pin-memory-device-tensors", "loaders.tl101_pin_memory_device_tensors", "PinMemoryDeviceTensors", (("pin_memory", "DataLoader"),)),
     RuleEntry("TL102", "device-dataset-in-workers", "loaders.tl102_device_dataset_in_workers", "DeviceDatasetInWorkers", (("num_workers", "DataLoader"),)),
     RuleEntry("TL201", "cuda-amp-on-other-device", "amp.tl201_cuda_amp_on_other_device", "CudaAmpOnOtherDevice", ("autocast", "GradScaler")),
     RuleEntry("TL301", "unfiltered-batch-kwargs", "batches.tl301_unfiltered_batch_kwargs", "UnfilteredBatchKwargs", (("DataLoader", "**"),)),
+    RuleEntry("TL302", "float-index-tensors", "batches.tl302_float_index_tensors", "FloatIndexTensors", ((_FLOAT_TENSOR, _INDEX_USE),)),
     RuleEntry("TL401", "undetached-loss-accumulation", "step_memory.tl401_undetached_loss_accumulation", "UndetachedLossAccumulation", ("backward", "training_step")),
     RuleEntry(
         "TL402",
