@@ -51,6 +51,14 @@ _INDEX_USE = ("mbedding", "input_ids", "labels", "cross_entropy", "CrossEntropyL
 RULES: Tuple[RuleEntry, ...] = (
     RuleEntry("TL101", "pin-memory-device-tensors", "loaders.tl101_pin_memory_device_tensors", "PinMemoryDeviceTensors", (("pin_memory", "DataLoader"),)),
     RuleEntry("TL102", "device-dataset-in-workers", "loaders.tl102_device_dataset_in_workers", "DeviceDatasetInWorkers", (("num_workers", "DataLoader"),)),
+    RuleEntry(
+        "TL103",
+        "dataset-on-accelerator",
+        "loaders.tl103_dataset_on_accelerator",
+        "DatasetOnAccelerator",
+        # a whole-file read (NumPy, torch, pandas, h5py) and a move to a device
+        ((("load(", "loadtxt", "genfromtxt", "fromfile", "read_", "h5py"), (".to(", ".cuda(", "device=")),),
+    ),
     RuleEntry("TL201", "cuda-amp-on-other-device", "amp.tl201_cuda_amp_on_other_device", "CudaAmpOnOtherDevice", ("autocast", "GradScaler")),
     RuleEntry("TL301", "unfiltered-batch-kwargs", "batches.tl301_unfiltered_batch_kwargs", "UnfilteredBatchKwargs", (("DataLoader", "**"),)),
     RuleEntry("TL302", "float-index-tensors", "batches.tl302_float_index_tensors", "FloatIndexTensors", ((_FLOAT_TENSOR, _INDEX_USE),)),

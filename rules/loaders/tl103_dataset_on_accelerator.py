@@ -1,0 +1,341 @@
+"""TL103 dataset-on-accelerator: a whole data set read from a file and moved to the accelerator before batching."""
+
+from __future__ import annotations
+
+from typing import Dict, List, NamedTuple, Optional, Set, Tuple
+
+import libcst as cst
+
+from trainlint.analysis.walk import walk
+from trainlint.diagnostics import Applicability
+from trainlint.rule import CstFix, Rule
+from trainlint.rules.loaders.placement import CpuDatasetFix, DeviceBatches, DevicePlacement, Move, NameBindings
+
+# Calls that read a whole file into memory (NumPy, torch, pandas); h5py reads are ``dataset[:]``/``[()]``.
+FILE_READERS = frozenset(
+    {"numpy.load", "numpy.loadtxt", "numpy.genfromtxt", "numpy.fromfile", "torch.load"}
+    | {f"pandas.read_{kind}" for kind in ("csv", "parquet", "feather", "pickle", "excel", "json", "table", "hdf")}
+)
+H5PY_FILES = frozenset({"h5py.File"})
+# Converters whose first argument is the data they hold (the whole of it).
+CONVERTERS = frozenset(
+    {"torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.asarray", "torch.stack", "torch.cat",
+     "numpy.array", "numpy.asarray", "numpy.stack", "numpy.concatenate", "numpy.expand_dims", "numpy.float32"}
+    | {f"torch.{kind}Tensor" for kind in ("", "Float", "Double", "Half", "Long", "Int", "Byte", "Bool")}
+)  # fmt: skip
+WHOLE_ATTRIBUTES = frozenset({"values", "T", "data", "mT"})
+# Methods that keep only some rows: a data set made small on purpose (``df.head(1000)``).
+ROW_LIMITING = frozenset({"head", "tail", "sample", "nlargest", "nsmallest"})
+COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+SPLITTERS = frozenset({"split", "chunk", "tensor_split"})
+MAX_DEPTH = 30
+
+
+class WholeRead(NamedTuple):
+    """The call that read the file (``np.load(...)``, ``h5py.File(...)`` for a ``ds[:]`` read)."""
+
+    call: cst.Call
+
+
+class Batching(NamedTuple):
+    """How the moved data set is cut into batches after the move."""
+
+    description: str
+    loader: Optional[DeviceBatches]  # the DataLoader over it
+    slices: Tuple[cst.Subscript, ...]  # or the loop subscripts that take each batch
+    names: Tuple[object, ...]  # bindings whose reads were inspected (for the fix's safety)
+
+
+class DatasetOnAccelerator(Rule):
+    """## What it does
+    Finds a data set that is read whole from a file (`np.load` of a `.npy`
+    or `.npz`, `torch.load`, `pd.read_csv(...).values`, an h5py dataset
+    read with `[:]` or `[()]`), moved to the accelerator (`.to(device)`,
+    `.cuda()`, `torch.tensor(..., device=device)`) and only then cut into
+    mini-batches: handed to a `DataLoader` (directly, in a `TensorDataset`
+    or a same-module Dataset class) or sliced batch by batch in a loop.
+
+    Silent for tensors made in code (`torch.randn`, synthetic data), data
+    moved one batch at a time, data trained full-batch (one forward over
+    the whole tensor, no batching), and data made small on purpose before
+    the move (`X[:1000]`, `df.head(500)`).
+
+    ## Why is this bad
+    The accelerator must then hold the whole data set, not one batch. It
+    works while the data set is small and dies with an out-of-memory error
+    when it grows ("Allocator (GPU_0_bfc) ran out of memory trying to
+    allocate 4.09GiB" after switching 1,000 images to 16,283), on a GPU that
+    would have trained on batches of it without trouble.
+
+    ## Example
+    ```python
+    X = torch.from_numpy(np.load("train_images.npy")).to(device)
+    y = torch.from_numpy(np.load("train_labels.npy")).to(device)
+    loader = DataLoader(TensorDataset(X, y), batch_size=32)
+    for xb, yb in loader:
+        ...
+    ```
+
+    ## Use instead
+    ```python
+    X = torch.from_numpy(np.load("train_images.npy"))
+    y = torch.from_numpy(np.load("train_labels.npy"))
+    loader = DataLoader(TensorDataset(X, y), batch_size=32)
+    for xb, yb in loader:
+        xb = xb.to(device, non_blocking=True)
+        yb = yb.to(device, non_blocking=True)
+        ...
+    ```
+
+    ## Fix safety
+    The fix keeps the data set on the CPU (the move is removed, dtype
+    conversions stay) and moves each batch where it is taken: at the top of
+    every loop over the `DataLoader` (TL101's loop rewrite), or on each
+    slice a loop takes (`X[i:i + bs]` becomes `X[i:i + bs].to(device,
+    non_blocking=True)`). It is safe when every use of the moved data is
+    such a loop in this module, so each batch reaches the same device as
+    before; otherwise it is unsafe or not offered (an index tensor on the
+    accelerator, the moved tensor also read whole).
+
+    ## Evidence
+    `fixtures/TL103_dataset_on_accelerator/` and
+    `tests/test_runtime_TL103.py`: with `Tensor.to` recorded, each bad
+    fixture moves the whole array in one call before the first batch, while
+    each fixed one moves one batch per call and trains exactly like
+    `reference_trainer`'s lstm task.
+    """
+
+    fix = Applicability.SAFE
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.placement = self.facts.fact(DevicePlacement)
+        self.names = self.facts.fact(NameBindings)
+        self.fixer = self.facts.fact(CpuDatasetFix)
+        loaders = [b for b in (self.placement.device_batches(c, None) for c in self.facts.nodes(cst.Call)) if b is not None]
+        for call in self.facts.nodes(cst.Call):
+            move = self.placement.move(call)
+            if move is None or self._per_batch(call):
+                continue
+            read = self._whole_read(self._moved_value(call), 0)
+            if read is None:
+                continue
+            batching = self._batching(move, loaders)
+            if batching is not None:
+                self._report(move, read, batching)
+
+    # ----- detection ------------------------------------------------------------------
+
+    def _per_batch(self, call: cst.Call) -> bool:
+        """Inside a loop of its function, or in a per-item method: the move already happens per batch."""
+        for ancestor in self.facts.ancestors(call):
+            if isinstance(ancestor, (cst.For, cst.While, *COMPREHENSIONS)):
+                return True
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+                return isinstance(ancestor, cst.FunctionDef) and ancestor.name.value in ("__getitem__", "__iter__", "collate", "collate_fn")
+        return False
+
+    def _moved_value(self, call: cst.Call) -> cst.BaseExpression:
+        if isinstance(call.func, cst.Attribute) and self.facts.qualified_name(call.func) is None:
+            return call.func.value  # x.to(device), x.cuda()
+        return call.args[0].value if call.args else call  # torch.tensor(data, device=device)
+
+    def _whole_read(self, expr: cst.BaseExpression, depth: int) -> Optional[WholeRead]:
+        """The file read whose whole content ``expr`` holds, followed through names and conversions."""
+        if depth > MAX_DEPTH:
+            return None
+        if isinstance(expr, cst.Name):
+            for binding in self.names.values(expr):
+                value = binding.value
+                if isinstance(value, cst.BaseExpression):
+                    found = self._whole_read(value, depth + 1)
+                    if found is not None:
+                        return found
+            return None
+        if isinstance(expr, cst.Attribute):
+            return self._whole_read(expr.value, depth + 1) if expr.attr.value in WHOLE_ATTRIBUTES else None
+        if isinstance(expr, cst.Subscript):
+            return self._subscript_read(expr, depth)
+        if isinstance(expr, cst.BinaryOperation):
+            return self._whole_read(expr.left, depth + 1) or self._whole_read(expr.right, depth + 1)
+        if isinstance(expr, (cst.List, cst.Tuple)):
+            return next((r for r in (self._whole_read(e.value, depth + 1) for e in expr.elements) if r is not None), None)
+        if isinstance(expr, cst.Call):
+            return self._call_read(expr, depth)
+        return None
+
+    def _call_read(self, call: cst.Call, depth: int) -> Optional[WholeRead]:
+        qualified = self.facts.qualified_name(call.func) or ""
+        if qualified in FILE_READERS:
+            return WholeRead(call)
+        if qualified in CONVERTERS:
+            return self._whole_read(call.args[0].value, depth + 1) if call.args else None
+        if isinstance(call.func, cst.Attribute) and self.facts.qualified_name(call.func) is None:
+            if call.func.attr.value in ROW_LIMITING:
+                return None
+            return self._whole_read(call.func.value, depth + 1)  # df.to_numpy(), X.astype(...), X.float()
+        definition = self.placement.definition(call.func)
+        if definition is not None and isinstance(definition.value, cst.FunctionDef):
+            for returned in self.names.returns(definition.value):
+                found = self._whole_read(returned, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def _subscript_read(self, subscript: cst.Subscript, depth: int) -> Optional[WholeRead]:
+        """``X[:, 1:]`` and ``data["x_train"]`` keep every row; ``X[:1000]`` is small by construction;
+        ``f["images"][:]`` reads an h5py dataset whole."""
+        if _limits_rows(subscript):
+            return None
+        h5py_file = self._h5py_file(subscript.value, depth)
+        if h5py_file is not None:
+            return WholeRead(h5py_file) if _reads_everything(subscript) else None
+        return self._whole_read(subscript.value, depth + 1)
+
+    def _h5py_file(self, expr: cst.BaseExpression, depth: int) -> Optional[cst.Call]:
+        """The ``h5py.File(...)`` that ``expr`` (``f["images"]``) is a dataset of."""
+        if depth > MAX_DEPTH:
+            return None
+        if isinstance(expr, cst.Subscript):
+            return self._h5py_file(expr.value, depth + 1)
+        if isinstance(expr, cst.Call) and (self.facts.qualified_name(expr.func) or "") in H5PY_FILES:
+            return expr
+        if isinstance(expr, cst.Name):
+            for binding in self.names.values(expr):
+                if isinstance(binding.value, cst.BaseExpression):
+                    found = self._h5py_file(binding.value, depth + 1)
+                    if found is not None:
+                        return found
+            for with_item in self.facts.nodes(cst.WithItem):  # with h5py.File(path) as f:
+                alias = with_item.asname.name if with_item.asname is not None else None
+                if isinstance(alias, cst.Name) and alias.value == expr.value:
+                    found = self._h5py_file(with_item.item, depth + 1)
+                    if found is not None:
+                        return found
+        return None
+
+    def _batching(self, move: Move, loaders: List[DeviceBatches]) -> Optional[Batching]:
+        """Where the moved data set is cut into batches: a DataLoader over it, or slices taken in a loop."""
+        for batches in loaders:
+            if any(m.call is move.call for m in batches.trace.moves):
+                size = batches.arguments.get("batch_size")
+                rows = f", {self.facts.code(size)} rows at a time" if size is not None else ""
+                return Batching(f"a `DataLoader`{rows}", batches, (), ())
+        bindings = self._bindings_of(move.call)
+        slices: List[cst.Subscript] = []
+        for binding in bindings:
+            for read in self.names.reads_of(binding):
+                parent = self.facts.parent(read)
+                if isinstance(parent, cst.Subscript) and parent.value is read and self._varies_per_iteration(parent):
+                    slices.append(parent)
+                elif _split_into_batches(self.facts, read):
+                    return Batching(f"`{self.facts.code(self.facts.parent(read) or read)}`", None, (), ())
+        if not slices:
+            return None
+        return Batching(f"`{self.facts.code(slices[0])}` in a loop", None, tuple(slices), tuple(bindings))
+
+    def _bindings_of(self, call: cst.Call) -> List[object]:
+        """The names bound to the moved tensor (``X = torch.from_numpy(a).to(device).float()``)."""
+        value: cst.CSTNode = call
+        parent = self.facts.parent(value)
+        while isinstance(parent, (cst.Attribute, cst.Call)) and (
+            (isinstance(parent, cst.Attribute) and parent.value is value) or (isinstance(parent, cst.Call) and parent.func is value)
+        ):
+            value, parent = parent, self.facts.parent(parent)
+        return [b for b in self.names.bindings_of_value(value) if not b.element]
+
+    def _varies_per_iteration(self, subscript: cst.Subscript) -> bool:
+        """``X[i:i + bs]``, ``X[perm[k]]`` in a loop that rebinds ``i``/``k``: each iteration takes other rows.
+
+        ``out[train_mask]`` with a mask bound before the loop takes the same rows every epoch (full-batch training).
+        """
+        loop = next((a for a in self.facts.ancestors(subscript) if isinstance(a, (cst.For, cst.While, cst.FunctionDef, cst.ClassDef))), None)
+        if not isinstance(loop, (cst.For, cst.While)):
+            return False
+        rebound = _names_bound_in(loop)
+        return any(isinstance(n, cst.Name) and n.value in rebound for element in subscript.slice for n in walk(element))
+
+    # ----- report and fix -----------------------------------------------------------
+
+    def _report(self, move: Move, read: WholeRead, batching: Batching) -> None:
+        message = (
+            f"the whole data set read by `{_short(self.facts.code(read.call))}` is moved to the accelerator by "
+            f"`{_short(self.facts.code(move.call))}` before it is cut into batches ({batching.description}): the GPU "
+            "must hold all of it instead of one batch, which works until the data grows; keep it on the CPU and move each batch"
+        )
+        self.report(move.call, message, fix=self._fix(move, batching))
+
+    def _fix(self, move: Move, batching: Batching) -> Optional[CstFix]:
+        if batching.loader is not None:
+            return self.fixer.fix(batching.loader)
+        if not batching.slices:
+            return None
+        on_cpu = self.fixer.on_cpu(move.call)
+        if on_cpu is None:
+            return None
+        replacements: Dict[cst.CSTNode, object] = {move.call: on_cpu}
+        for subscript in batching.slices:
+            target = self.fixer.target((move,), subscript)
+            index = subscript.slice[0].slice if len(subscript.slice) == 1 else None
+            if target is None or (isinstance(index, cst.Index) and self.placement.trace(index.value)):
+                return None  # the device is not in scope there, or the index is on the accelerator itself
+            replacements[subscript] = cst.parse_expression(f"{self.facts.code(subscript)}{target.transfer()}")  # a subscript binds tighter
+        only_batched = all(
+            self.facts.parent(read) in batching.slices or self.fixer.placement_free(read)
+            for binding in batching.names
+            for read in self.names.reads_of(binding)  # type: ignore[arg-type]
+        )
+        applicability = Applicability.SAFE if only_batched else Applicability.UNSAFE
+        return CstFix("Keep the data set on the CPU and move each batch where the loop takes it", applicability, replacements)
+
+
+def _slice_parts(subscript: cst.Subscript) -> List[cst.BaseSlice]:
+    return [element.slice for element in subscript.slice]
+
+
+def _limits_rows(subscript: cst.Subscript) -> bool:
+    """``X[:1000]``, ``X[:N_SMALL]`` with a literal bound: the first axis cut to a constant size."""
+    parts = _slice_parts(subscript)
+    first = parts[0] if parts else None
+    if not isinstance(first, cst.Slice) or not isinstance(first.upper, cst.Integer):
+        return False
+    return first.lower is None or isinstance(first.lower, cst.Integer)
+
+
+def _reads_everything(subscript: cst.Subscript) -> bool:
+    """``ds[:]`` or ``ds[()]``: an h5py dataset read whole into memory."""
+    parts = _slice_parts(subscript)
+    if len(parts) != 1:
+        return False
+    part = parts[0]
+    if isinstance(part, cst.Slice):
+        return part.lower is None and part.upper is None and part.step is None
+    return isinstance(part, cst.Index) and isinstance(part.value, cst.Tuple) and not part.value.elements
+
+
+def _names_bound_in(loop: cst.CSTNode) -> Set[str]:
+    """Names a loop rebinds on each iteration: its target, and what its body assigns."""
+    targets: List[cst.BaseExpression] = [loop.target] if isinstance(loop, cst.For) else []
+    for node in walk(loop.body):  # type: ignore[attr-defined]
+        if isinstance(node, cst.Assign):
+            targets.extend(t.target for t in node.targets)
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.NamedExpr)):
+            targets.append(node.target)
+        elif isinstance(node, (cst.For, cst.CompFor)):
+            targets.append(node.target)
+    return {n.value for target in targets for n in walk(target) if isinstance(n, cst.Name)}
+
+
+def _split_into_batches(facts, read: cst.CSTNode) -> bool:
+    """``X.split(batch_size)``, ``torch.chunk(X, n)``: the tensor cut into batches at once."""
+    parent = facts.parent(read)
+    if isinstance(parent, cst.Attribute) and parent.value is read and parent.attr.value in SPLITTERS:
+        return isinstance(facts.parent(parent), cst.Call)
+    if isinstance(parent, cst.Arg):
+        call = facts.parent(parent)
+        return isinstance(call, cst.Call) and (facts.qualified_name(call.func) or "").rsplit(".", 1)[-1] in SPLITTERS and call.args[0] is parent
+    return False
+
+
+def _short(code: str, limit: int = 60) -> str:
+    flat = " ".join(code.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
