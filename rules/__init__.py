@@ -57,7 +57,11 @@ RULES: Tuple[RuleEntry, ...] = (
         "loaders.tl103_dataset_on_accelerator",
         "DatasetOnAccelerator",
         # a whole-file read (NumPy, torch, pandas, h5py) and a move to a device
-        ((("load(", "loadtxt", "genfromtxt", "fromfile", "read_", "h5py"), (".to(", ".cuda(", "device=")),),
+        # (PyTorch), or a tf.data pipeline or Keras fit built from the arrays (TensorFlow)
+        (
+            (("load(", "loadtxt", "genfromtxt", "fromfile", "read_", "h5py"), (".to(", ".cuda(", "device=")),
+            (("load(", "loadtxt", "genfromtxt", "fromfile", "read_", "h5py"), ("from_tensor", ".fit(")),
+        ),
     ),
     RuleEntry("TL201", "cuda-amp-on-other-device", "amp.tl201_cuda_amp_on_other_device", "CudaAmpOnOtherDevice", ("autocast", "GradScaler")),
     RuleEntry("TL301", "unfiltered-batch-kwargs", "batches.tl301_unfiltered_batch_kwargs", "UnfilteredBatchKwargs", (("DataLoader", "**"),)),

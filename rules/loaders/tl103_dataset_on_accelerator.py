@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import Dict, List, NamedTuple, Optional, Set, Tuple
 
 import libcst as cst
+
+from trainlint.analysis.devices import string_value
 
 from trainlint.analysis.walk import walk
 from trainlint.diagnostics import Applicability
@@ -20,12 +23,22 @@ H5PY_FILES = frozenset({"h5py.File"})
 # Converters whose first argument is the data they hold (the whole of it).
 CONVERTERS = frozenset(
     {"torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.asarray", "torch.stack", "torch.cat",
-     "numpy.array", "numpy.asarray", "numpy.stack", "numpy.concatenate", "numpy.expand_dims", "numpy.float32"}
+     "numpy.array", "numpy.asarray", "numpy.stack", "numpy.concatenate", "numpy.expand_dims", "numpy.float32",
+     "tensorflow.constant", "tensorflow.convert_to_tensor", "tensorflow.cast"}
     | {f"torch.{kind}Tensor" for kind in ("", "Float", "Double", "Half", "Long", "Int", "Byte", "Bool")}
 )  # fmt: skip
 WHOLE_ATTRIBUTES = frozenset({"values", "T", "data", "mT"})
 # Methods that keep only some rows: a data set made small on purpose (``df.head(1000)``).
 ROW_LIMITING = frozenset({"head", "tail", "sample", "nlargest", "nsmallest"})
+# TensorFlow: building a pipeline from in-memory arrays makes one constant of all of them, on the GPU by default.
+TF_PIPELINES = frozenset({"tensorflow.data.Dataset.from_tensor_slices", "tensorflow.data.Dataset.from_tensors"})
+TF_DEVICE = frozenset({"tensorflow.device"})
+CPU_DEVICE = re.compile(r"^/?(device:)?cpu(:\d+)?$", re.IGNORECASE)
+# Keras ``fit`` arguments that the data-set fix folds into the pipeline, and those it cannot express.
+FIT_DATA_ARGUMENTS = frozenset({"x", "y", "batch_size", "shuffle"})
+FIT_BLOCKERS = frozenset({"validation_split", "sample_weight", "class_weight", "steps_per_epoch"})
+# Uses of an array that only read it: a memory-mapped, read-only array serves them all.
+READ_ONLY_ARRAY_USES = frozenset({"astype", "reshape", "shape", "dtype", "ndim", "T", "copy", "size"})
 COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 SPLITTERS = frozenset({"split", "chunk", "tensor_split"})
 MAX_DEPTH = 30
@@ -122,6 +135,8 @@ class DatasetOnAccelerator(Rule):
             batching = self._batching(move, loaders)
             if batching is not None:
                 self._report(move, read, batching)
+        for call in self.facts.nodes(cst.Call):
+            self._check_tensorflow(call)
 
     # ----- detection ------------------------------------------------------------------
 
@@ -157,6 +172,8 @@ class DatasetOnAccelerator(Rule):
             return self._subscript_read(expr, depth)
         if isinstance(expr, cst.BinaryOperation):
             return self._whole_read(expr.left, depth + 1) or self._whole_read(expr.right, depth + 1)
+        if isinstance(expr, cst.Dict):
+            return next((r for r in (self._whole_read(e.value, depth + 1) for e in expr.elements) if r is not None), None)
         if isinstance(expr, (cst.List, cst.Tuple)):
             return next((r for r in (self._whole_read(e.value, depth + 1) for e in expr.elements) if r is not None), None)
         if isinstance(expr, cst.Call):
@@ -254,6 +271,142 @@ class DatasetOnAccelerator(Rule):
         rebound = _names_bound_in(loop)
         return any(isinstance(n, cst.Name) and n.value in rebound for element in subscript.slice for n in walk(element))
 
+    # ----- TensorFlow / Keras ---------------------------------------------------------
+
+    def _check_tensorflow(self, call: cst.Call) -> None:
+        """``tf.data.Dataset.from_tensor_slices(arrays)`` or ``model.fit(x=arrays)`` over arrays read whole,
+        outside a ``with tf.device("/CPU:0"):`` block."""
+        qualified = self.facts.qualified_name(call.func) or ""
+        if qualified in TF_PIPELINES:
+            data, how = (call.args[0].value if call.args else None), f"`{qualified.rsplit('.', 1)[-1]}`"
+        elif self._is_keras_fit(call):
+            data, how = _argument(call, "x", 0), "`fit` over in-memory arrays"
+        else:
+            return
+        read = self._whole_read(data, 0) if data is not None else None
+        if read is None or self._under_cpu_scope(call):
+            return
+        message = (
+            f"the whole data set read by `{_short(self.facts.code(read.call))}` becomes one tensor on the GPU: {how} "
+            "copies every array it is given to the default device before a single batch is taken, which works until "
+            "the data grows; build the pipeline under `with tf.device(\"/CPU:0\"):` so that only batches reach the GPU"
+        )
+        fix = self._pipeline_fix(call) if qualified in TF_PIPELINES else self._fit_fix(call)
+        self.report(call, message, fix=fix)
+
+    def _is_keras_fit(self, call: cst.Call) -> bool:
+        """``model.fit(...)`` where ``model`` is compiled in this module or built by Keras (sklearn has no ``compile``)."""
+        if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "fit" and isinstance(call.func.value, cst.Name)):
+            return False
+        model = call.func.value.value
+        compiled = any(
+            isinstance(c.func, cst.Attribute) and c.func.attr.value == "compile" and isinstance(c.func.value, cst.Name) and c.func.value.value == model
+            for c in self.facts.nodes(cst.Call)
+        )
+        if compiled:
+            return True
+        return any(
+            isinstance(b.value, cst.Call) and (self.facts.qualified_name(b.value.func) or "").startswith(("tensorflow.keras.", "keras."))
+            for b in self.names.values(call.func.value)
+        )
+
+    def _under_cpu_scope(self, node: cst.CSTNode) -> bool:
+        for ancestor in self.facts.ancestors(node):
+            if isinstance(ancestor, cst.With):
+                for item in ancestor.items:
+                    device = item.item
+                    if isinstance(device, cst.Call) and (self.facts.qualified_name(device.func) or "") in TF_DEVICE and device.args:
+                        if CPU_DEVICE.match(string_value(device.args[0].value) or ""):
+                            return True
+        return False
+
+    def _pipeline_fix(self, call: cst.Call) -> Optional[CstFix]:
+        """The statement that builds the pipeline, wrapped in ``with tf.device("/CPU:0"):``."""
+        statement = self._statement_of(call)
+        if statement is None:
+            return None
+        tf = self.facts.imports.local_name_for_module("tensorflow") or "tf"
+        wrapped = cst.With(
+            items=[cst.WithItem(item=cst.parse_expression(f'{tf}.device("/CPU:0")'))],
+            body=cst.IndentedBlock(body=[statement.with_changes(leading_lines=[])]),
+            leading_lines=statement.leading_lines,
+        )
+        replacements: Dict[cst.CSTNode, object] = {statement: wrapped}
+        for load in self._mappable_loads(call):
+            mapped = load.with_changes(args=[*load.args[:-1], load.args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), cst.Arg(cst.SimpleString('"r"'), keyword=cst.Name("mmap_mode"), equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))])
+            replacements[load] = mapped
+        message = 'Build the input pipeline under `with tf.device("/CPU:0"):` so that only batches reach the GPU'
+        return CstFix(message, Applicability.SAFE, replacements)
+
+    def _mappable_loads(self, pipeline: cst.Call) -> List[cst.Call]:
+        """The ``np.load`` calls feeding ``pipeline`` that can open their file memory-mapped instead: no
+        ``mmap_mode`` or ``allow_pickle`` yet, not an ``.npz`` archive, and the array never written in place."""
+        loads = []
+        for part in _leaves(pipeline.args[0].value if pipeline.args else None):
+            read = self._whole_read(part, 0)
+            call = read.call if read is not None else None
+            if call is None or self.facts.qualified_name(call.func) != "numpy.load" or not call.args or call in loads:
+                continue
+            if any(a.keyword is not None and a.keyword.value in ("mmap_mode", "allow_pickle") for a in call.args):
+                continue
+            if (string_value(call.args[0].value) or "").endswith(".npz") or not self._only_read(call):
+                continue
+            loads.append(call)
+        return loads
+
+    def _only_read(self, load: cst.Call) -> bool:
+        """The array ``np.load`` returns is bound to a name whose every use reads it (no in-place write, no npz key)."""
+        bindings = [b for b in self.names.bindings_of_value(load) if not b.element]
+        if not bindings:
+            return False
+        for binding in bindings:
+            for read in self.names.reads_of(binding):
+                parent = self.facts.parent(read)
+                if isinstance(parent, cst.Attribute) and parent.attr.value in READ_ONLY_ARRAY_USES:
+                    continue
+                if isinstance(parent, (cst.BinaryOperation, cst.Element, cst.DictElement, cst.Tuple)):
+                    continue
+                if isinstance(parent, cst.Arg) and self.fixer.placement_free(read):
+                    continue
+                return False
+        return True
+
+    def _fit_fix(self, call: cst.Call) -> Optional[CstFix]:
+        """``model.fit(X, y, batch_size=b, ...)`` -> a CPU-built ``tf.data`` pipeline of ``(X, y)`` batched by ``b``,
+        shuffled each epoch as ``fit`` shuffles arrays, handed to ``fit`` in their place."""
+        statement = self._statement_of(call)
+        x, y = _argument(call, "x", 0), _argument(call, "y", 1)
+        positional = [a for a in call.args if a.keyword is None]
+        if statement is None or x is None or len(positional) > 2 or any(a.star for a in call.args):
+            return None
+        if any(a.keyword is not None and a.keyword.value in FIT_BLOCKERS for a in call.args):
+            return None
+        data_args = positional + [a for a in call.args if a.keyword is not None and a.keyword.value in FIT_DATA_ARGUMENTS]
+        tf = self.facts.imports.local_name_for_module("tensorflow") or "tf"
+        code = self.facts.code
+        batch = _argument(call, "batch_size", None)
+        shuffle = _argument(call, "shuffle", None)
+        slices = f"({code(x)}, {code(y)})" if y is not None else code(x)
+        pipeline = f"{tf}.data.Dataset.from_tensor_slices({slices})"
+        if shuffle is None or not (isinstance(shuffle, cst.Name) and shuffle.value == "False"):
+            pipeline += f".shuffle(len({code(x)}), reshuffle_each_iteration=True)"
+        pipeline += f".batch({code(batch) if batch is not None else 32})"
+        kept = [a for a in call.args if a not in data_args]
+        new_call = call.with_changes(args=[cst.Arg(cst.Name("train_data"), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if kept else cst.MaybeSentinel.DEFAULT), *kept])
+        build = cst.parse_statement(f'with {tf}.device("/CPU:0"):\n    train_data = {pipeline}\n')
+        return CstFix(
+            "Build a `tf.data` pipeline of the arrays on the CPU and fit on it (unsafe: shuffling and the last batch may differ)",
+            Applicability.UNSAFE,
+            {statement: cst.FlattenSentinel([build, statement.deep_replace(call, new_call)])},
+        )
+
+    def _statement_of(self, call: cst.Call) -> Optional[cst.SimpleStatementLine]:
+        """The simple statement holding ``call``, when it sits directly in a block (so it can be wrapped)."""
+        statement = next((a for a in self.facts.ancestors(call) if isinstance(a, cst.SimpleStatementLine)), None)
+        if statement is None or not isinstance(self.facts.parent(statement), (cst.IndentedBlock, cst.Module)):
+            return None
+        return statement
+
     # ----- report and fix -----------------------------------------------------------
 
     def _report(self, move: Move, read: WholeRead, batching: Batching) -> None:
@@ -286,6 +439,21 @@ class DatasetOnAccelerator(Rule):
         )
         applicability = Applicability.SAFE if only_batched else Applicability.UNSAFE
         return CstFix("Keep the data set on the CPU and move each batch where the loop takes it", applicability, replacements)
+
+
+def _leaves(expr: Optional[cst.BaseExpression]) -> List[cst.BaseExpression]:
+    """The arrays in ``(x, y)`` or ``({"a": a}, y)``: what a pipeline slices."""
+    if isinstance(expr, (cst.Tuple, cst.List, cst.Dict)):
+        return [leaf for element in expr.elements for leaf in _leaves(element.value)]  # type: ignore[union-attr]
+    return [expr] if expr is not None else []
+
+
+def _argument(call: cst.Call, keyword: str, position: Optional[int]) -> Optional[cst.BaseExpression]:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return arg.value
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    return positional[position] if position is not None and position < len(positional) else None
 
 
 def _slice_parts(subscript: cst.Subscript) -> List[cst.BaseSlice]:
