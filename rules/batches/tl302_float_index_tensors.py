@@ -123,7 +123,7 @@ class FloatIndexTensors(Rule):
     def visit_Module(self, node: cst.Module) -> None:
         self.values = self.facts.fact(GraphValues)
         self.float_labels_expected = self._configures_float_labels()
-        self.embeddings = self._embedding_holders()
+        self.constructed = self._constructed_attributes()
         reported: Dict[cst.Call, IndexUse] = {}
         for use in self._index_uses():
             source = self._float_source(use.value, (), 0)
@@ -139,19 +139,17 @@ class FloatIndexTensors(Rule):
 
     def _index_uses(self) -> List[IndexUse]:
         uses: List[IndexUse] = []
-        embeddings = self.embeddings
-        criteria = self._criteria()
         for call in self.facts.nodes(cst.Call):
             qualified = self.facts.qualified_name(call.func) or ""
             positional = [a.value for a in call.args if a.keyword is None and not a.star]
             keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
             if qualified == "torch.nn.functional.embedding" and (positional or "input" in keywords):
                 uses.append(IndexUse(positional[0] if positional else keywords["input"], "the input of `F.embedding`", EMBEDDING_ERROR))
-            elif dotted(call.func) in embeddings and positional:
+            elif self._made_by(call.func) in EMBEDDINGS and positional:
                 uses.append(IndexUse(positional[0], f"the input of the embedding `{dotted(call.func)}`", EMBEDDING_ERROR))
             target_kind = INDEX_LOSSES.get(qualified)
-            if target_kind is None and dotted(call.func) in criteria:
-                target_kind = criteria[dotted(call.func) or ""]
+            if target_kind is None:
+                target_kind = INDEX_CRITERIA.get(self._made_by(call.func) or "")
             if target_kind is not None:
                 target = keywords.get("target", positional[1] if len(positional) > 1 else None)
                 if target is not None:
@@ -179,24 +177,26 @@ class FloatIndexTensors(Rule):
                 uses.append(IndexUse(value, "`labels`, class indices for the model's cross-entropy", LOSS_ERROR, True))
         return uses
 
-    def _embedding_holders(self) -> Dict[str, cst.Call]:
-        """Names and ``self.`` attributes bound to an ``nn.Embedding``, by their dotted spelling."""
-        holders = {}
-        for target, value, _ in self.values.assignments():
-            if isinstance(value, cst.Call) and (self.facts.qualified_name(value.func) or "") in EMBEDDINGS:
-                name = dotted(target)
-                if name:
-                    holders[name] = value
-        return holders
+    def _made_by(self, func: cst.BaseExpression) -> Optional[str]:
+        """The qualified constructor of the module called as ``func``: ``torch.nn.Embedding`` for ``self.embed``
+        or for a name whose visible binding is ``nn.CrossEntropyLoss()``; None where unknown or ambiguous."""
+        if isinstance(func, cst.Name):
+            binding = self.values.reaching_binding(func)
+            value = binding.value if binding is not None and binding.how == "assign" and not binding.path else None
+            return self.facts.qualified_name(value.func) if isinstance(value, cst.Call) else None
+        if isinstance(func, cst.Attribute):
+            return self.constructed.get(dotted(func) or "")
+        return None
 
-    def _criteria(self) -> Dict[str, bool]:
-        """Names and attributes bound to ``nn.CrossEntropyLoss()`` or ``nn.NLLLoss()``, and whether they take probabilities."""
-        found = {}
+    def _constructed_attributes(self) -> Dict[str, Optional[str]]:
+        """``self.x`` chains and what constructs them, where every assignment agrees (None where they do not)."""
+        found: Dict[str, Optional[str]] = {}
         for target, value, _ in self.values.assignments():
-            if isinstance(value, cst.Call):
-                kind = INDEX_CRITERIA.get(self.facts.qualified_name(value.func) or "")
-                if kind is not None and dotted(target):
-                    found[dotted(target) or ""] = kind
+            name = dotted(target) if isinstance(target, cst.Attribute) else None
+            if name is None:
+                continue
+            made = self.facts.qualified_name(value.func) if isinstance(value, cst.Call) else None
+            found[name] = made if found.get(name, made) == made else None
         return found
 
     def _forward_embeds(self, call: cst.Call, index: int) -> Optional[str]:
@@ -210,7 +210,7 @@ class FloatIndexTensors(Rule):
             return None
         name = params[index].name.value
         for inner in self.facts.nodes(cst.Call):
-            if dotted(inner.func) in self.embeddings and self.values.contains(forward, inner) and inner.args:
+            if self.values.contains(forward, inner) and inner.args and self._made_by(inner.func) in EMBEDDINGS:
                 first = inner.args[0].value
                 if isinstance(first, cst.Name) and first.value == name:
                     return f"the `{name}` that `{self.facts.code(call.func)}.forward` embeds"

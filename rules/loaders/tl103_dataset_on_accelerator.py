@@ -67,11 +67,17 @@ class DatasetOnAccelerator(Rule):
     `.cuda()`, `torch.tensor(..., device=device)`) and only then cut into
     mini-batches: handed to a `DataLoader` (directly, in a `TensorDataset`
     or a same-module Dataset class) or sliced batch by batch in a loop.
+    TensorFlow/Keras: `tf.data.Dataset.from_tensor_slices(arrays)` or a
+    compiled Keras model's `fit(x=arrays)` over such arrays, outside a
+    `with tf.device("/CPU:0"):` block.
 
     Silent for tensors made in code (`torch.randn`, synthetic data), data
     moved one batch at a time, data trained full-batch (one forward over
-    the whole tensor, no batching), and data made small on purpose before
-    the move (`X[:1000]`, `df.head(500)`).
+    the whole tensor, no batching), data made small on purpose before
+    the move (`X[:1000]`, `df.head(500)`), and TensorFlow pipelines built
+    from generators, TFRecords or files, or under `tf.device("/CPU:0")`.
+    scikit-learn's `fit` is not Keras's: a `fit` is checked only on a
+    model compiled in the module or built by Keras.
 
     ## Why is this bad
     The accelerator must then hold the whole data set, not one batch. It
@@ -89,6 +95,12 @@ class DatasetOnAccelerator(Rule):
         ...
     ```
 
+    ```python
+    images = np.load("train_images.npy")
+    labels = np.load("train_labels.npy")
+    train_ds = tf.data.Dataset.from_tensor_slices((images, labels)).batch(32)
+    ```
+
     ## Use instead
     ```python
     X = torch.from_numpy(np.load("train_images.npy"))
@@ -98,6 +110,12 @@ class DatasetOnAccelerator(Rule):
         xb = xb.to(device, non_blocking=True)
         yb = yb.to(device, non_blocking=True)
         ...
+    ```
+    ```python
+    images = np.load("train_images.npy", mmap_mode="r")
+    labels = np.load("train_labels.npy", mmap_mode="r")
+    with tf.device("/CPU:0"):
+        train_ds = tf.data.Dataset.from_tensor_slices((images, labels)).batch(32)
     ```
 
     ## Fix safety
@@ -109,13 +127,26 @@ class DatasetOnAccelerator(Rule):
     such a loop in this module, so each batch reaches the same device as
     before; otherwise it is unsafe or not offered (an index tensor on the
     accelerator, the moved tensor also read whole).
+    TensorFlow: the statement that builds the pipeline is wrapped in
+    `with tf.device("/CPU:0"):` (safe: only where the data sits changes),
+    and each `np.load` feeding it opens its `.npy` file with
+    `mmap_mode="r"` where the array is only read (never written in place,
+    no `allow_pickle`). A Keras `fit(x, y, batch_size=...)` gets such a
+    pipeline built first, shuffled each epoch unless `shuffle=False` as
+    `fit` shuffles arrays (unsafe: the shuffling order and the last batch
+    may differ); no fix where `fit` takes `validation_split`,
+    `sample_weight`, `class_weight` or `steps_per_epoch`.
 
     ## Evidence
     `fixtures/TL103_dataset_on_accelerator/` and
     `tests/test_runtime_TL103.py`: with `Tensor.to` recorded, each bad
     fixture moves the whole array in one call before the first batch, while
     each fixed one moves one batch per call and trains exactly like
-    `reference_trainer`'s lstm task.
+    `reference_trainer`'s lstm task. `tests/test_runtime_TL103_tf.py`
+    (with tensorflow-cpu): under a default device standing in for the
+    GPU, each bad TensorFlow fixture's pipeline holds the whole arrays
+    there, each fixed one holds them on `CPU:0` and trains to the same
+    losses.
     """
 
     fix = Applicability.SAFE
