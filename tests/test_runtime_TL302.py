@@ -28,6 +28,7 @@ SYMPTOM = {
     "bad_functional_embedding_float_cast.py": EMBEDDING,
     "bad_cross_entropy_float_targets.py": TARGET,
     "bad_tokenizer_ids_as_float.py": EMBEDDING,
+    "bad_dataset_item_float_ids.py": EMBEDDING,
 }
 
 

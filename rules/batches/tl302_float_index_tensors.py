@@ -9,6 +9,7 @@ import libcst as cst
 from trainlint.analysis import dotted
 from trainlint.analysis.devices import string_value
 from trainlint.analysis.graph_values import GraphValues
+from trainlint.analysis.walk import walk
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Rule
 
@@ -371,10 +372,28 @@ class FloatIndexTensors(Rule):
             return self._iterated_source(first, path, depth + 1)
         if qualified in DATA_LOADERS and _keyword(iterable, "collate_fn") is None:
             return self._iterated_source(first, path, depth + 1)  # default collation keeps each item's dtype
+        item_source = self._dataset_item_source(iterable, path, depth)
+        if item_source is not None:
+            return item_source
         if qualified in TENSOR_DATASETS:
             index = path[0] if path and isinstance(path[0], int) else None
             return self._float_source(iterable.args[index].value, (), depth + 1) if index is not None and index < len(iterable.args) else None
         return self._float_source(iterable, (), depth + 1) if not path else None  # the rows of a float tensor
+
+    def _dataset_item_source(self, call: cst.Call, path: Path, depth: int) -> Optional[cst.Call]:
+        """An instance of a same-module Dataset class: the float source at ``path`` of what ``__getitem__`` returns."""
+        if not isinstance(call.func, cst.Name):
+            return None
+        classes = [c for c in self.facts.nodes(cst.ClassDef) if c.name.value == call.func.value]
+        getitem = next((s for c in classes[-1:] for s in c.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__getitem__"), None)
+        if getitem is None:
+            return None
+        for node in walk(getitem.body):
+            if isinstance(node, cst.Return) and node.value is not None:
+                source = self._float_source(node.value, path, depth + 1)
+                if source is not None:
+                    return source
+        return None
 
     def _is_dtype(self, expr: cst.BaseExpression) -> bool:
         name = (self.facts.qualified_name(expr) or dotted(expr) or "").rsplit(".", 1)[-1]
