@@ -74,7 +74,9 @@ class FloatIndexTensors(Rule):
     array, `.float()`) that reaches a place that takes indices: the input of
     an `nn.Embedding` or `F.embedding`, `input_ids=`/`labels=` of a model call
     or batch dict, the class-index target of `F.cross_entropy`,
-    `nn.CrossEntropyLoss` or `nll_loss`, or the subscript of a Python list.
+    `nn.CrossEntropyLoss` or `nll_loss`, or the subscript of a Python list
+    (in a file that also holds one of the other index uses: the prefilter
+    does not parse a file for a list subscript alone).
     The chain is followed through names, `.to(device)`-like calls, a
     `TensorDataset` and the `DataLoader` over it, and a same-module model
     whose `forward` embeds its input.
