@@ -190,12 +190,10 @@ class DatasetOnAccelerator(Rule):
         if depth > MAX_DEPTH:
             return None
         if isinstance(expr, cst.Name):
-            for binding in self.names.values(expr):
-                value = binding.value
-                if isinstance(value, cst.BaseExpression):
-                    found = self._whole_read(value, depth + 1)
-                    if found is not None:
-                        return found
+            for value in self._values_of(expr):
+                found = self._whole_read(value, depth + 1)
+                if found is not None:
+                    return found
             return None
         if isinstance(expr, cst.Attribute):
             return self._whole_read(expr.value, depth + 1) if expr.attr.value in WHOLE_ATTRIBUTES else None
@@ -248,18 +246,21 @@ class DatasetOnAccelerator(Rule):
         if isinstance(expr, cst.Call) and (self.facts.qualified_name(expr.func) or "") in H5PY_FILES:
             return expr
         if isinstance(expr, cst.Name):
-            for binding in self.names.values(expr):
-                if isinstance(binding.value, cst.BaseExpression):
-                    found = self._h5py_file(binding.value, depth + 1)
-                    if found is not None:
-                        return found
-            for with_item in self.facts.nodes(cst.WithItem):  # with h5py.File(path) as f:
-                alias = with_item.asname.name if with_item.asname is not None else None
-                if isinstance(alias, cst.Name) and alias.value == expr.value:
-                    found = self._h5py_file(with_item.item, depth + 1)
-                    if found is not None:
-                        return found
+            for value in self._values_of(expr):
+                found = self._h5py_file(value, depth + 1)
+                if found is not None:
+                    return found
         return None
+
+    def _values_of(self, name: cst.Name) -> List[cst.BaseExpression]:
+        """What ``name`` may hold: its assigned values, or the context manager of ``with <value> as name:``
+        (``with np.load(path) as data:``, ``with h5py.File(path) as f:``), which NameBindings does not follow."""
+        values = [b.value for b in self.names.values(name) if isinstance(b.value, cst.BaseExpression)]
+        for with_item in self.facts.nodes(cst.WithItem):
+            alias = with_item.asname.name if with_item.asname is not None else None
+            if isinstance(alias, cst.Name) and alias.value == name.value and self.names.before(with_item, name):
+                values.append(with_item.item)
+        return values
 
     def _batching(self, move: Move, loaders: List[DeviceBatches]) -> Optional[Batching]:
         """Where the moved data set is cut into batches: a DataLoader over it, or slices taken in a loop."""
