@@ -12,8 +12,10 @@ functions with ``seed`` only.
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable, Sequence
-from typing import Any, Optional
+from pathlib import Path
+from typing import Any, Optional, Union
 
 import numpy as np
 import torch
@@ -53,6 +55,41 @@ def lstm_arrays(
     next_returns = returns[window : window + n]
     y = np.digitize(next_returns, np.quantile(next_returns, [1 / 3, 2 / 3])).astype(np.int64)
     return X, y
+
+
+def lstm_files(seed: int = 0, directory: Optional[Union[str, Path]] = None) -> tuple[Path, Path]:
+    """The lstm task's arrays saved as ``X.npy`` and ``y.npy``, as preprocessed data sets ship.
+
+    Written to ``directory`` (a fresh temporary folder when None); returns the two paths. Loading
+    them gives back ``lstm_arrays(seed)`` exactly, so a script that reads them trains like the
+    lstm task.
+    """
+    folder = Path(directory) if directory is not None else Path(tempfile.mkdtemp(prefix="reference_trainer_"))
+    X, y = lstm_arrays(seed)
+    paths = folder / "X.npy", folder / "y.npy"
+    np.save(paths[0], X)
+    np.save(paths[1], y)
+    return paths
+
+
+class MemoryMappedArrays(Dataset):
+    """Rows of ``.npy`` files opened with ``np.load(mmap_mode="r")``: only the rows a batch takes are read.
+
+    The answer to a data set too large for memory (let alone for the GPU): nothing is loaded up
+    front, each item is a CPU tensor copied out of the mapped file, and batches are moved to the
+    device one at a time. Items are tuples, one tensor per file, like ``TensorDataset``'s.
+    """
+
+    def __init__(self, *paths: Union[str, Path]) -> None:
+        self.arrays = [np.load(path, mmap_mode="r") for path in paths]
+        if len({len(array) for array in self.arrays}) > 1:
+            raise ValueError("every file must hold the same number of rows")
+
+    def __len__(self) -> int:
+        return len(self.arrays[0])
+
+    def __getitem__(self, index: int) -> tuple[torch.Tensor, ...]:
+        return tuple(torch.from_numpy(np.array(array[index])) for array in self.arrays)
 
 
 def regression_arrays(

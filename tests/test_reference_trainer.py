@@ -406,3 +406,27 @@ def test_evaluate_builds_no_graph_and_restores_the_mode(task_name: str) -> None:
     tensors = [getattr(out, "logits", out) for out in outputs] + [o.loss for o in outputs if hasattr(o, "loss")]
     assert len(outputs) == 16 and all(t.grad_fn is None and not t.requires_grad for t in tensors)
     assert all(p.grad is None for p in task.model.parameters())
+
+
+def test_lstm_files_hold_the_lstm_arrays(tmp_path: Path) -> None:
+    from reference_trainer.data import lstm_files
+
+    x_path, y_path = lstm_files(3, tmp_path)
+    X, y = lstm_arrays(3)
+    assert np.array_equal(np.load(x_path), X) and np.array_equal(np.load(y_path), y)
+
+
+def test_memory_mapped_arrays_batch_like_a_tensor_dataset(tmp_path: Path) -> None:
+    """The memory-mapped loader reads rows from the files and gives the same batches as the arrays in memory."""
+    from torch.utils.data import DataLoader, TensorDataset
+
+    from reference_trainer.data import MemoryMappedArrays, lstm_files
+
+    mapped = MemoryMappedArrays(*lstm_files(0, tmp_path))
+    assert all(isinstance(array, np.memmap) for array in mapped.arrays)
+    in_memory = TensorDataset(*(torch.from_numpy(a) for a in lstm_arrays(0)))
+    for (xa, ya), (xb, yb) in zip(DataLoader(mapped, batch_size=32), DataLoader(in_memory, batch_size=32)):
+        assert torch.equal(xa, xb) and torch.equal(ya, yb)
+    with pytest.raises(ValueError, match="same number of rows"):
+        np.save(tmp_path / "short.npy", np.zeros(3))
+        MemoryMappedArrays(tmp_path / "X.npy", tmp_path / "short.npy")

@@ -619,11 +619,11 @@ class DevicePlacement:
 
     # -- the DataLoader ------------------------------------------------------------------
 
-    def device_batches(self, call: cst.Call, switch: str) -> Optional[DeviceBatches]:
+    def device_batches(self, call: cst.Call, switch: Optional[str]) -> Optional[DeviceBatches]:
         """For a ``DataLoader(...)`` whose batches come out on an accelerator and whose ``switch`` argument
-        (``pin_memory``, ``num_workers``) is not provably off: why, and the batches' layout."""
+        (``pin_memory``, ``num_workers``; None for none) is not provably off: why, and the batches' layout."""
         arguments = self.loader_arguments(call)
-        if arguments is None or self.is_provably_off(arguments.get(switch)):
+        if arguments is None or (switch is not None and self.is_provably_off(arguments.get(switch))):
             return None
         return self.loader_batches(arguments)
 
@@ -1332,7 +1332,7 @@ class CpuDatasetFix:
             return None
         replacements: Dict[cst.CSTNode, object] = {}
         for move in moves:
-            on_cpu = self._on_cpu(move.call)
+            on_cpu = self.on_cpu(move.call)
             if on_cpu is None:
                 return None
             replacements[move.call] = on_cpu
@@ -1343,7 +1343,7 @@ class CpuDatasetFix:
                 replacements.update(edits)  # type: ignore[arg-type]
             message = "Keep the dataset on the CPU and move each batch to the device in the training loop"
             return CstFix(message, Applicability.SAFE, replacements)
-        target = self._target(moves, batches.arguments.call) or DeviceTarget(None, "device")
+        target = self.target(moves, batches.arguments.call) or DeviceTarget(None, "device")
         where = f"where {self._loader_name(batches)} is iterated (`x = x{target.transfer()}`)"
         if any(other.layout is None and self._consumers(other.arguments.call) for other in sharing):
             reason = "this fix cannot tell which parts of a batch are tensors"
@@ -1388,11 +1388,11 @@ class CpuDatasetFix:
     def _reads(self, binding: Binding, loader_calls: Set[cst.Call]) -> int:
         """How many uses read the value held by ``binding`` (reads of its shape or length aside); the reads
         in the arguments of the loaders that share the moves count as one, as their loops get the fix."""
-        reads = [read for read in self.names.reads_of(binding) if not self._placement_free(read)]
+        reads = [read for read in self.names.reads_of(binding) if not self.placement_free(read)]
         by_loaders = [read for read in reads if any(a in loader_calls for a in self.facts.ancestors(read))]
         return len(reads) - len(by_loaders) + min(1, len(by_loaders))
 
-    def _placement_free(self, read: cst.CSTNode) -> bool:
+    def placement_free(self, read: cst.CSTNode) -> bool:
         """A read of a size, which moving the data does not change: ``X.shape``, ``len(X)``, ``len(loader.dataset)``."""
         parent = self.facts.parent(read)
         if isinstance(parent, cst.Attribute) and parent.value is read:
@@ -1406,14 +1406,14 @@ class CpuDatasetFix:
         call = self.facts.parent(parent) if isinstance(parent, cst.Arg) else None
         return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "len"
 
-    def _on_cpu(self, expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    def on_cpu(self, expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
         """``expr`` with the accelerator moves of its method chain removed; dtype arguments are kept."""
         if not isinstance(expr, cst.Call):
             return expr
         func = expr.func
         move = self.placement.move(expr)
         if isinstance(func, cst.Attribute) and self.facts.qualified_name(func) is None:  # x.to(...), x.float()
-            receiver = self._on_cpu(func.value)
+            receiver = self.on_cpu(func.value)
             if receiver is None:
                 return None
             if move is None:
@@ -1455,7 +1455,7 @@ class CpuDatasetFix:
             return {}
         if self._under_cuda_check(pin):
             return {}
-        target = self._target(batches.trace.moves, pin)
+        target = self.target(batches.trace.moves, pin)
         if target is None or target.node is None:
             return {}
         if self._is_torch_device(target.node):
@@ -1486,7 +1486,7 @@ class CpuDatasetFix:
 
     # -- where the device expression is valid --------------------------------------------
 
-    def _target(self, moves: Tuple[Move, ...], site: cst.CSTNode, hop=None) -> Optional[DeviceTarget]:
+    def target(self, moves: Tuple[Move, ...], site: cst.CSTNode, hop=None) -> Optional[DeviceTarget]:
         """The one device every move targets, spelled so that it is valid at ``site``; None if unknown."""
         targets: Dict[Optional[str], DeviceTarget] = {}
         for move in moves:
@@ -1542,7 +1542,7 @@ class CpuDatasetFix:
             return None
         edits: Dict[cst.CSTNode, object] = {}
         for consumer in consumers:
-            target = self._target(batches.trace.moves, consumer.loop.node, consumer.hop)
+            target = self.target(batches.trace.moves, consumer.loop.node, consumer.hop)
             edit = self._loop_edit(consumer.loop, batches.layout, target) if target is not None else None
             if edit is None:
                 return None
@@ -1570,7 +1570,7 @@ class CpuDatasetFix:
     def _consumers_of(self, use: cst.CSTNode, loops: Mapping, hop) -> Optional[List[Consumer]]:
         if use in loops:
             return [Consumer(loops[use], hop)]
-        if self._placement_free(use):
+        if self.placement_free(use):
             return []
         arg = self.facts.parent(use)
         call = self.facts.parent(arg) if isinstance(arg, cst.Arg) else None

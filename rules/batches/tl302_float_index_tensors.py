@@ -1,0 +1,520 @@
+"""TL302 float-index-tensors: a tensor created as floating point that is used as indices."""
+
+from __future__ import annotations
+
+from typing import Dict, List, NamedTuple, Optional, Tuple, Union
+
+import libcst as cst
+
+from trainlint.analysis import dotted
+from trainlint.analysis.devices import string_value
+from trainlint.analysis.graph_values import GraphValues
+from trainlint.analysis.walk import walk
+from trainlint.diagnostics import Applicability
+from trainlint.rule import CstFix, Rule
+
+Path = Tuple[Union[int, str], ...]  # indexes into tuples, keys into dicts: where a value sits in a batch
+
+FLOAT_TENSOR_TYPES = frozenset(
+    {f"torch.{kind}Tensor" for kind in ("Float", "Double", "Half", "BFloat16")}
+    | {f"torch.cuda.{kind}Tensor" for kind in ("Float", "Double", "Half", "BFloat16")}
+    | {"torch.Tensor"}  # ``torch.Tensor(data)`` is the float32 constructor
+)
+TENSOR_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor", "torch.asarray"})
+FLOAT_DTYPES = frozenset(
+    {"float", "float16", "float32", "float64", "half", "double", "bfloat16", "single", "float_", "FloatTensor", "DoubleTensor", "HalfTensor"}
+)
+INTEGER_DTYPES = frozenset({"int", "long", "int8", "int16", "int32", "int64", "uint8", "short", "int_", "intp", "LongTensor", "IntTensor", "bool"})
+FLOAT_METHODS = frozenset({"float", "double", "half", "bfloat16"})
+INTEGER_METHODS = frozenset({"long", "int", "short", "byte", "bool", "char", "round", "argmax", "argmin", "argsort"})
+# Methods that keep a tensor's dtype: the value they return is as floating as their receiver.
+DTYPE_KEEPING = frozenset(
+    {"to", "cuda", "cpu", "view", "reshape", "unsqueeze", "squeeze", "contiguous", "clone", "detach", "pin_memory",
+     "flatten", "permute", "transpose", "t", "expand", "repeat", "requires_grad_", "share_memory_"}
+)
+# NumPy creators whose default dtype is float64 (token ids read with ``np.loadtxt`` are floats).
+NUMPY_FLOAT_DEFAULTS = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.loadtxt", "numpy.genfromtxt"})
+# Float values that are class probabilities, not class indices: a legitimate cross-entropy target.
+PROBABILITIES = frozenset({"one_hot", "softmax", "log_softmax", "sigmoid", "label_smooth", "smooth_labels"})
+EMBEDDINGS = frozenset({"torch.nn.Embedding", "torch.nn.EmbeddingBag", "torch.nn.modules.sparse.Embedding"})
+INDEX_LOSSES = {  # functional loss -> whether float targets may be class probabilities instead
+    "torch.nn.functional.cross_entropy": True,
+    "torch.nn.functional.nll_loss": False,
+}
+INDEX_CRITERIA = {"torch.nn.CrossEntropyLoss": True, "torch.nn.NLLLoss": False}
+DATA_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+TENSOR_DATASETS = frozenset({"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"})
+ITERATION_WRAPPERS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "iter"})
+# Calls whose output is token ids (fixtures/TL302_float_index_tensors/bad_tokenizer_ids_as_float.py).
+TOKENIZING_METHODS = frozenset({"encode", "encode_plus", "batch_encode_plus", "convert_tokens_to_ids", "texts_to_sequences"})
+SEQUENCE_MAKERS = frozenset({"list", "sorted", "split", "readlines", "splitlines", "keys", "values"})
+# Hugging Face heads that read float ``labels`` as regression or multi-label targets.
+FLOAT_LABEL_PROBLEMS = frozenset({"regression", "multi_label_classification"})
+MAX_DEPTH = 12
+
+
+class IndexUse(NamedTuple):
+    """A place that needs integer indices, and what the value there is used as."""
+
+    value: cst.BaseExpression
+    role: str
+    error: str  # what PyTorch raises there
+    probabilities_allowed: bool = False
+
+
+EMBEDDING_ERROR = "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int"
+LOSS_ERROR = "expected target dtype to be Long or Byte, but got Float"
+LIST_ERROR = "only integer tensors of a single element can be converted to an index"
+
+
+class FloatIndexTensors(Rule):
+    """## What it does
+    Finds a tensor created as floating point (`torch.FloatTensor(...)`,
+    `torch.tensor(..., dtype=torch.float32)`, `torch.from_numpy` of a float
+    array, `.float()`) that reaches a place that takes indices: the input of
+    an `nn.Embedding` or `F.embedding`, `input_ids=`/`labels=` of a model call
+    or batch dict, the class-index target of `F.cross_entropy`,
+    `nn.CrossEntropyLoss` or `nll_loss`, or the subscript of a Python list
+    (in a file that also holds one of the other index uses: the prefilter
+    does not parse a file for a list subscript alone).
+    The chain is followed through names, `.to(device)`-like calls, a
+    `TensorDataset` and the `DataLoader` over it, and a same-module model
+    whose `forward` embeds its input.
+
+    ## Why is this bad
+    Token ids, labels and positions are indices. A float tensor of them fails
+    at the first step: "Expected tensor for argument #1 'indices' to have one
+    of the following scalar types: Long, Int" (an embedding), "expected target
+    dtype to be Long or Byte, but got Float" (a loss), or "only integer
+    tensors of a single element can be converted to an index" (a list), after
+    the data pipeline and the model were built.
+
+    ## Example
+    ```python
+    input_ids = torch.FloatTensor(encoded)
+    labels = torch.tensor(labels, dtype=torch.float32)
+    loader = DataLoader(TensorDataset(input_ids, labels), batch_size=16)
+    for ids, y in loader:
+        loss = model(input_ids=ids, labels=y).loss
+    ```
+
+    ## Use instead
+    ```python
+    input_ids = torch.LongTensor(encoded)
+    labels = torch.tensor(labels, dtype=torch.long)
+    ```
+
+    ## Fix safety
+    The tensor is created as `torch.long` instead (`torch.LongTensor`,
+    `dtype=torch.long`, `.long()`). Safe where the values are integral by
+    construction (a tokenizer's output, `range`, an integer array);
+    otherwise unsafe: `.long()` truncates a value such as `2.7` to `2`
+    where the original fails loudly.
+    Float labels are not reported where the module configures a Hugging
+    Face regression or multi-label head (`num_labels=1`,
+    `problem_type="regression"`), nor cross-entropy targets made as class
+    probabilities (`one_hot(...).float()`, `softmax`).
+
+    ## Evidence
+    `fixtures/TL302_float_index_tensors/` and `tests/test_runtime_TL302.py`:
+    each bad fixture raises the index error on the CPU at its first step;
+    each fixed one trains exactly like `reference_trainer`'s text task.
+    """
+
+    fix = Applicability.SAFE
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.values = self.facts.fact(GraphValues)
+        self.float_labels_expected = self._configures_float_labels()
+        self.constructed = self._constructed_attributes()
+        reported: Dict[cst.Call, IndexUse] = {}
+        for use in self._index_uses():
+            source = self._float_source(use.value, (), 0)
+            if source is None or source in reported:
+                continue
+            if use.probabilities_allowed and _makes_probabilities(source):
+                continue
+            reported[source] = use
+        for source, use in reported.items():
+            self._report(source, use)
+
+    # ----- where indices are needed --------------------------------------------------
+
+    def _index_uses(self) -> List[IndexUse]:
+        uses: List[IndexUse] = []
+        for call in self.facts.nodes(cst.Call):
+            qualified = self.facts.qualified_name(call.func) or ""
+            positional = [a.value for a in call.args if a.keyword is None and not a.star]
+            keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+            if qualified == "torch.nn.functional.embedding" and (positional or "input" in keywords):
+                uses.append(IndexUse(positional[0] if positional else keywords["input"], "the input of `F.embedding`", EMBEDDING_ERROR))
+            elif self._made_by(call.func) in EMBEDDINGS and positional:
+                uses.append(IndexUse(positional[0], f"the input of the embedding `{dotted(call.func)}`", EMBEDDING_ERROR))
+            target_kind = INDEX_LOSSES.get(qualified)
+            if target_kind is None:
+                target_kind = INDEX_CRITERIA.get(self._made_by(call.func) or "")
+            if target_kind is not None:
+                target = keywords.get("target", positional[1] if len(positional) > 1 else None)
+                if target is not None:
+                    uses.append(IndexUse(target, "the class-index target of the loss", LOSS_ERROR, target_kind))
+            for index, arg in enumerate(positional):
+                role = self._forward_embeds(call, index)
+                if role:
+                    uses.append(IndexUse(arg, role, EMBEDDING_ERROR))
+            uses.extend(self._keyword_uses(keywords.items()))
+        for subscript in self.facts.nodes(cst.Subscript):
+            index = _single_index(subscript)
+            if index is not None and self._is_python_sequence(subscript.value):
+                uses.append(IndexUse(index, f"an index into the Python list `{self.facts.code(subscript.value)}`", LIST_ERROR))
+        for literal in self.facts.nodes(cst.Dict):
+            pairs = [(string_value(e.key), e.value) for e in literal.elements if isinstance(e, cst.DictElement)]
+            uses.extend(self._keyword_uses((k, v) for k, v in pairs if k is not None))
+        return uses
+
+    def _keyword_uses(self, pairs) -> List[IndexUse]:
+        uses = []
+        for key, value in pairs:
+            if key == "input_ids":
+                uses.append(IndexUse(value, "`input_ids`, which the model embeds", EMBEDDING_ERROR))
+            elif key == "labels" and not self.float_labels_expected:
+                uses.append(IndexUse(value, "`labels`, class indices for the model's cross-entropy", LOSS_ERROR, True))
+        return uses
+
+    def _made_by(self, func: cst.BaseExpression) -> Optional[str]:
+        """The qualified constructor of the module called as ``func``: ``torch.nn.Embedding`` for ``self.embed``
+        or for a name whose visible binding is ``nn.CrossEntropyLoss()``; None where unknown or ambiguous."""
+        if isinstance(func, cst.Name):
+            binding = self.values.reaching_binding(func)
+            value = binding.value if binding is not None and binding.how == "assign" and not binding.path else None
+            return self.facts.qualified_name(value.func) if isinstance(value, cst.Call) else None
+        if isinstance(func, cst.Attribute):
+            return self.constructed.get(dotted(func) or "")
+        return None
+
+    def _constructed_attributes(self) -> Dict[str, Optional[str]]:
+        """``self.x`` chains and what constructs them, where every assignment agrees (None where they do not)."""
+        found: Dict[str, Optional[str]] = {}
+        for target, value, _ in self.values.assignments():
+            name = dotted(target) if isinstance(target, cst.Attribute) else None
+            if name is None:
+                continue
+            made = self.facts.qualified_name(value.func) if isinstance(value, cst.Call) else None
+            found[name] = made if found.get(name, made) == made else None
+        return found
+
+    def _forward_embeds(self, call: cst.Call, index: int) -> Optional[str]:
+        """``model(x)`` where ``model`` is an instance of a same-module class whose ``forward`` embeds its
+        ``index``-th parameter: the value passed there is used as indices."""
+        forward = self._forward_of_instance(call.func)
+        if forward is None:
+            return None
+        params = [p for p in forward.params.params][1:]
+        if index >= len(params):
+            return None
+        name = params[index].name.value
+        for inner in self.facts.nodes(cst.Call):
+            if self.values.contains(forward, inner) and inner.args and self._made_by(inner.func) in EMBEDDINGS:
+                first = inner.args[0].value
+                if isinstance(first, cst.Name) and first.value == name:
+                    return f"the `{name}` that `{self.facts.code(call.func)}.forward` embeds"
+        return None
+
+    def _forward_of_instance(self, func: cst.BaseExpression) -> Optional[cst.FunctionDef]:
+        if not isinstance(func, cst.Name):
+            return None
+        binding = self.values.reaching_binding(func)
+        value = binding.value if binding is not None and binding.how == "assign" else None
+        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in DTYPE_KEEPING:
+            value = value.func.value  # ``Model(...).to(device)``
+        if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Name):
+            return None
+        classes = [c for c in self.facts.nodes(cst.ClassDef) if c.name.value == value.func.value]
+        for cls in classes[-1:]:
+            for statement in cls.body.body:
+                if isinstance(statement, cst.FunctionDef) and statement.name.value == "forward":
+                    return statement
+        return None
+
+    def _is_python_sequence(self, container: cst.BaseExpression) -> bool:
+        if not isinstance(container, cst.Name):
+            return False
+        binding = self.values.reaching_binding(container)
+        value = binding.value if binding is not None and binding.how == "assign" and not binding.path else None
+        if isinstance(value, (cst.List, cst.ListComp)):
+            return True
+        return isinstance(value, cst.Call) and (dotted(value.func) or "").rsplit(".", 1)[-1] in SEQUENCE_MAKERS
+
+    def _configures_float_labels(self) -> bool:
+        """``num_labels=1`` or ``problem_type="regression"`` somewhere: float labels are targets, not indices."""
+        for call in self.facts.nodes(cst.Call):
+            for arg in call.args:
+                keyword = arg.keyword.value if arg.keyword is not None else None
+                if keyword == "num_labels" and isinstance(arg.value, cst.Integer) and arg.value.value == "1":
+                    return True
+                if keyword == "problem_type" and string_value(arg.value) in FLOAT_LABEL_PROBLEMS:
+                    return True
+        return False
+
+    # ----- where a value was created as floating point --------------------------------
+
+    def _float_source(self, expr: cst.BaseExpression, path: Path, depth: int) -> Optional[cst.Call]:
+        """The call that created ``expr`` (at ``path`` within it) as a floating-point tensor, if the chain shows one."""
+        if depth > MAX_DEPTH:
+            return None
+        if isinstance(expr, cst.Name):
+            return self._name_source(expr, path, depth)
+        if isinstance(expr, (cst.Tuple, cst.List)) and path and isinstance(path[0], int):
+            elements = expr.elements
+            return self._float_source(elements[path[0]].value, path[1:], depth + 1) if path[0] < len(elements) else None
+        if isinstance(expr, cst.Dict) and path and isinstance(path[0], str):
+            for element in expr.elements:
+                if isinstance(element, cst.DictElement) and string_value(element.key) == path[0]:
+                    return self._float_source(element.value, path[1:], depth + 1)
+            return None
+        if isinstance(expr, (cst.GeneratorExp, cst.ListComp)) and path and isinstance(path[0], int):
+            return self._comprehension_element_source(expr, path, depth)
+        if isinstance(expr, cst.Subscript):
+            key = _constant_index(expr)
+            return self._float_source(expr.value, (key, *path) if key is not None else path, depth + 1)
+        if isinstance(expr, cst.Call):
+            return self._call_source(expr, path, depth)
+        return None
+
+    def _name_source(self, name: cst.Name, path: Path, depth: int) -> Optional[cst.Call]:
+        binding = self.values.reaching_binding(name)
+        if binding is not None and binding.how == "parameter":
+            return self._parameter_source(name, path, depth)
+        if binding is None or binding.value is None:
+            return None
+        if binding.how == "assign":
+            return self._float_source(binding.value, (*binding.path, *path), depth + 1)
+        if binding.how == "iterate":
+            return self._iterated_source(binding.value, (*binding.path, *path), depth + 1)
+        return None
+
+    def _parameter_source(self, name: cst.Name, path: Path, depth: int) -> Optional[cst.Call]:
+        """A parameter of a same-module function: the first float source among the arguments its calls pass."""
+        function = next((a for a in self.facts.ancestors(name) if isinstance(a, cst.FunctionDef)), None)
+        if function is None:
+            return None
+        params = list(function.params.params)
+        position = next((i for i, p in enumerate(params) if p.name.value == name.value), None)
+        if position is None:
+            return None
+        for call in self.facts.nodes(cst.Call):
+            if not isinstance(call.func, cst.Name) or call.func.value != function.name.value:
+                continue
+            positional = [a.value for a in call.args if a.keyword is None and not a.star]
+            argument = _keyword(call, name.value) or (positional[position] if position < len(positional) else None)
+            source = self._float_source(argument, path, depth + 1) if argument is not None else None
+            if source is not None:
+                return source
+        return None
+
+    def _comprehension_element_source(self, comprehension: Union[cst.GeneratorExp, cst.ListComp], path: Path, depth: int) -> Optional[cst.Call]:
+        """``a, b = (t.to(device) for t in batch)``: the ``i``-th element is ``batch[i]`` through dtype-keeping calls."""
+        target, iterated = comprehension.for_in.target, comprehension.for_in.iter
+        if comprehension.for_in.inner_for_in is not None or not isinstance(target, cst.Name):
+            return None
+        element = comprehension.elt
+        while isinstance(element, cst.Call) and isinstance(element.func, cst.Attribute) and element.func.attr.value in DTYPE_KEEPING:
+            if element.func.attr.value in ("to", "type") and (_keyword(element, "dtype") or any(self._is_dtype(a.value) for a in element.args)):
+                return None
+            element = element.func.value
+        if isinstance(element, cst.Name) and element.value == target.value:
+            return self._float_source(iterated, path, depth + 1)
+        return None
+
+    def _call_source(self, call: cst.Call, path: Path, depth: int) -> Optional[cst.Call]:
+        qualified = self.facts.qualified_name(call.func) or ""
+        if qualified in FLOAT_TENSOR_TYPES:
+            return call
+        if qualified in TENSOR_FACTORIES:
+            dtype = _keyword(call, "dtype")
+            if dtype is not None:
+                return call if self._dtype_is_float(dtype) else None
+            data = call.args[0].value if call.args else None
+            return call if data is not None and self._numpy_float(data, depth + 1) else None
+        if qualified == "torch.from_numpy":
+            return call if call.args and self._numpy_float(call.args[0].value, depth + 1) else None
+        if not isinstance(call.func, cst.Attribute):
+            return None
+        method = call.func.attr.value
+        if method in FLOAT_METHODS:
+            return call
+        if method in INTEGER_METHODS:
+            return None
+        if method in ("to", "type"):
+            dtype = _keyword(call, "dtype") or next((a.value for a in call.args if a.keyword is None and self._is_dtype(a.value)), None)
+            if dtype is not None:
+                return call if self._dtype_is_float(dtype) else None
+        if method in DTYPE_KEEPING:
+            return self._float_source(call.func.value, path, depth + 1)
+        return None
+
+    def _iterated_source(self, iterable: cst.BaseExpression, path: Path, depth: int) -> Optional[cst.Call]:
+        """The float source of the item at ``path`` of what iterating ``iterable`` yields."""
+        if depth > MAX_DEPTH:
+            return None
+        if isinstance(iterable, cst.Name):
+            binding = self.values.reaching_binding(iterable)
+            if binding is not None and binding.how == "assign" and binding.value is not None and not binding.path:
+                return self._iterated_source(binding.value, path, depth + 1)
+            return None
+        if not isinstance(iterable, cst.Call) or not iterable.args:
+            return None if path else self._float_source(iterable, (), depth + 1)
+        qualified = self.facts.qualified_name(iterable.func) or dotted(iterable.func) or ""
+        first = iterable.args[0].value
+        if qualified == "enumerate":
+            return self._iterated_source(first, path[1:], depth + 1) if path[:1] == (1,) else None
+        if qualified == "zip":
+            index = path[0] if path and isinstance(path[0], int) else None
+            return self._iterated_source(iterable.args[index].value, path[1:], depth + 1) if index is not None and index < len(iterable.args) else None
+        if qualified in ITERATION_WRAPPERS:
+            return self._iterated_source(first, path, depth + 1)
+        if qualified in DATA_LOADERS and _keyword(iterable, "collate_fn") is None:
+            return self._iterated_source(first, path, depth + 1)  # default collation keeps each item's dtype
+        item_source = self._dataset_item_source(iterable, path, depth)
+        if item_source is not None:
+            return item_source
+        if qualified in TENSOR_DATASETS:
+            index = path[0] if path and isinstance(path[0], int) else None
+            return self._float_source(iterable.args[index].value, (), depth + 1) if index is not None and index < len(iterable.args) else None
+        return self._float_source(iterable, (), depth + 1) if not path else None  # the rows of a float tensor
+
+    def _dataset_item_source(self, call: cst.Call, path: Path, depth: int) -> Optional[cst.Call]:
+        """An instance of a same-module Dataset class: the float source at ``path`` of what ``__getitem__`` returns."""
+        if not isinstance(call.func, cst.Name):
+            return None
+        classes = [c for c in self.facts.nodes(cst.ClassDef) if c.name.value == call.func.value]
+        getitem = next((s for c in classes[-1:] for s in c.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__getitem__"), None)
+        if getitem is None:
+            return None
+        for node in walk(getitem.body):
+            if isinstance(node, cst.Return) and node.value is not None:
+                source = self._float_source(node.value, path, depth + 1)
+                if source is not None:
+                    return source
+        return None
+
+    def _is_dtype(self, expr: cst.BaseExpression) -> bool:
+        name = (self.facts.qualified_name(expr) or dotted(expr) or "").rsplit(".", 1)[-1]
+        return name in FLOAT_DTYPES or name in INTEGER_DTYPES
+
+    def _dtype_is_float(self, dtype: cst.BaseExpression) -> bool:
+        name = string_value(dtype) or self.facts.qualified_name(dtype) or dotted(dtype) or ""
+        return name.rsplit(".", 1)[-1] in FLOAT_DTYPES
+
+    def _numpy_float(self, expr: cst.BaseExpression, depth: int) -> bool:
+        """A NumPy array created or cast as floating point (``astype(np.float32)``, ``np.zeros(n)``)."""
+        if depth > MAX_DEPTH:
+            return False
+        if isinstance(expr, cst.Name):
+            binding = self.values.reaching_binding(expr)
+            return binding is not None and binding.how == "assign" and not binding.path and binding.value is not None and self._numpy_float(binding.value, depth + 1)
+        if not isinstance(expr, cst.Call):
+            return False
+        dtype = _keyword(expr, "dtype")
+        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "astype" and expr.args:
+            return self._dtype_is_float(expr.args[0].value)
+        qualified = self.facts.qualified_name(expr.func) or ""
+        if not qualified.startswith("numpy."):
+            return False
+        if dtype is not None:
+            return self._dtype_is_float(dtype)
+        return qualified in NUMPY_FLOAT_DEFAULTS
+
+    # ----- report and fix ---------------------------------------------------------------
+
+    def _report(self, source: cst.Call, use: IndexUse) -> None:
+        message = (
+            f"`{_short(self.facts.code(source))}` makes a floating-point tensor that is used as {use.role} "
+            f"(`{_short(self.facts.code(use.value))}`): indices must be integers, so the first step fails with "
+            f"\"{use.error}\"; create it as `torch.long`"
+        )
+        self.report(source, message, fix=self._fix(source))
+
+    def _fix(self, source: cst.Call) -> Optional[CstFix]:
+        torch = self.facts.torch_name()
+        qualified = self.facts.qualified_name(source.func) or ""
+        replacement: Optional[cst.BaseExpression] = None
+        data: Optional[cst.BaseExpression] = source.args[0].value if source.args else None
+        if qualified in FLOAT_TENSOR_TYPES and isinstance(source.func, cst.Attribute):
+            replacement = source.with_changes(func=source.func.with_changes(attr=cst.Name("LongTensor")))
+        elif qualified in TENSOR_FACTORIES or (isinstance(source.func, cst.Attribute) and source.func.attr.value in ("to", "type")):
+            dtype_arg = next((a for a in source.args if (a.keyword is not None and a.keyword.value == "dtype") or (a.keyword is None and self._is_dtype(a.value))), None)
+            if dtype_arg is not None:
+                replacement = source.deep_replace(dtype_arg.value, cst.parse_expression(f"{torch}.long"))
+            else:
+                replacement = cst.parse_expression(f"{self.facts.code(source)}.long()")
+            if qualified not in TENSOR_FACTORIES:
+                data = source.func.value  # type: ignore[attr-defined]
+        elif qualified == "torch.from_numpy":
+            replacement = cst.parse_expression(f"{self.facts.code(source)}.long()")
+        elif isinstance(source.func, cst.Attribute) and source.func.attr.value in FLOAT_METHODS:
+            replacement = source.with_changes(func=source.func.with_changes(attr=cst.Name("long")))
+            data = source.func.value
+        if replacement is None:
+            return None
+        safe = data is not None and self._integral_by_construction(data, 0)
+        return CstFix("Create the tensor as `torch.long`", Applicability.SAFE if safe else Applicability.UNSAFE, {source: replacement})
+
+    def _integral_by_construction(self, expr: cst.BaseExpression, depth: int) -> bool:
+        """Values that can only be integers: ``range``, a tokenizer's ids, an integer array or tensor."""
+        if depth > MAX_DEPTH:
+            return False
+        if isinstance(expr, cst.Name):
+            binding = self.values.reaching_binding(expr)
+            return binding is not None and binding.how == "assign" and not binding.path and binding.value is not None and self._integral_by_construction(binding.value, depth + 1)
+        if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
+            return self._integral_by_construction(expr.elt, depth + 1)
+        if isinstance(expr, cst.Integer):
+            return True
+        if not isinstance(expr, cst.Call):
+            return False
+        name = dotted(expr.func) or ""
+        method = name.rsplit(".", 1)[-1]
+        if name in ("range", "len") or method in TOKENIZING_METHODS or method in ("long", "int"):
+            return True
+        dtype = _keyword(expr, "dtype")
+        if method == "astype" and expr.args:
+            dtype = expr.args[0].value
+        if dtype is not None:
+            return (string_value(dtype) or dotted(dtype) or "").rsplit(".", 1)[-1] in INTEGER_DTYPES
+        if method in ("tolist", "numpy", "array", "asarray", "list") and isinstance(expr.func, cst.Attribute):
+            return self._integral_by_construction(expr.func.value, depth + 1)
+        if method in ("array", "asarray", "list") and expr.args:
+            return self._integral_by_construction(expr.args[0].value, depth + 1)
+        return False
+
+
+def _keyword(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
+    return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == name), None)
+
+
+def _single_index(subscript: cst.Subscript) -> Optional[cst.BaseExpression]:
+    if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+        return None
+    return subscript.slice[0].slice.value
+
+
+def _constant_index(subscript: cst.Subscript) -> Optional[Union[int, str]]:
+    index = _single_index(subscript)
+    if isinstance(index, cst.Integer):
+        return int(index.value)
+    return string_value(index) if index is not None else None
+
+
+def _makes_probabilities(source: cst.Call) -> bool:
+    """``F.one_hot(y).float()``, ``torch.softmax(t).float()``: float targets that are class probabilities."""
+    receiver = source.func.value if isinstance(source.func, cst.Attribute) else None
+    while isinstance(receiver, cst.Call):
+        if (dotted(receiver.func) or "").rsplit(".", 1)[-1] in PROBABILITIES:
+            return True
+        receiver = receiver.func.value if isinstance(receiver.func, cst.Attribute) else None
+    return False
+
+
+def _short(code: str, limit: int = 60) -> str:
+    flat = " ".join(code.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
