@@ -9,7 +9,6 @@ completely fixed.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import gc
 import os
@@ -18,6 +17,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple
 
 # As mypy does: a linter allocates many long-lived objects (LibCST's ~200 node classes,
@@ -26,12 +26,17 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, TextIO, T
 # which allocate the most: ~15 ms (6%) of checking one training script.
 gc.set_threshold(200_000, 30, 30)
 
-from trainlint.arguments import UserError, parse_arguments, resolve_environment
-from trainlint.config import ConfigError
-from trainlint.diagnostics import Diagnostic
-from trainlint.registry import split_selectors
+import click  # noqa: E402 - after the collector's threshold
+
+from trainlint import __version__  # noqa: E402
+from trainlint.arguments import COMMAND_CONTEXT, SHELLS, Group, UserError, check_paths, run_options  # noqa: E402
+from trainlint.config import ConfigError  # noqa: E402
+from trainlint.diagnostics import Diagnostic  # noqa: E402
+from trainlint.registry import split_selectors  # noqa: E402
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+COMPLETE_VARIABLE = "_TRAINLINT_COMPLETE"  # click's shell completion: _TRAINLINT_COMPLETE=bash_source trainlint
+
 
 def _error(message: str) -> None:
     print(f"trainlint: error: {message}", file=sys.stderr)
@@ -41,37 +46,79 @@ def _comma_list(values: Optional[Sequence[str]]) -> Optional[Tuple[str, ...]]:
     return tuple(split_selectors(values)) if values else None
 
 
-# --- the commands -------------------------------------------------------------------------------
+# --- the commands: each returns its exit code -----------------------------------------------------
 
 
-def _check(args: argparse.Namespace) -> int:
-    mode = "diff" if args.diff else "write" if args.fix else "check"
-    return _run(mode, args)
+@click.group(cls=Group, context_settings=COMMAND_CONTEXT, invoke_without_command=True, subcommand_metavar="COMMAND [ARGS]...")
+@click.version_option(__version__, "-V", "--version", prog_name="trainlint", message="%(prog)s %(version)s")
+@click.pass_context
+def cli(ctx: click.Context) -> int:
+    """trainlint: find and fix the defects that make training runs fail late."""
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())
+    return EXIT_CLEAN
 
 
-def _fix(args: argparse.Namespace) -> int:
-    mode = "write" if args.write and not args.diff else "diff"
-    return _run(mode, args)
+@cli.command(context_settings=COMMAND_CONTEXT)
+@run_options
+@click.option("--fix", is_flag=True, help="Apply fixes in place (same as `trainlint fix --write`).")
+@click.option("--diff", is_flag=True, help="Print the fixes as a diff and write nothing; exit 1 if there is one.")
+@click.option("--exit-non-zero-on-fix", is_flag=True, help="With --fix, exit 1 when a file was changed.")
+def check(**options) -> int:
+    """Report findings in PATHS (default: the current directory)."""
+    args = SimpleNamespace(**options)
+    return _run("diff" if args.diff else "write" if args.fix else "check", args)
 
 
-def _rule(args: argparse.Namespace) -> int:
+@cli.command(context_settings=COMMAND_CONTEXT)
+@run_options
+@click.option("--write", is_flag=True, help="Apply the fixes in place (default: print a diff).")
+@click.option("--diff", is_flag=True, help="Print the fixes as a diff (the default).")
+@click.option("--exit-non-zero-on-fix", is_flag=True, help="With --write, exit 1 when a file was changed.")
+def fix(**options) -> int:
+    """Fix PATHS: print a diff, or apply it with --write."""
+    args = SimpleNamespace(**options)
+    return _run("write" if args.write and not args.diff else "diff", args)
+
+
+@cli.command(context_settings=COMMAND_CONTEXT)
+@click.argument("code_or_name")
+def rule(code_or_name: str) -> int:
+    """Show a rule's documentation (by code or name)."""
     from trainlint.docs import rule_markdown, unknown_rule_message
 
-    text = rule_markdown(args.code_or_name)
+    text = rule_markdown(code_or_name)
     if text is None:
-        raise UserError(unknown_rule_message(args.code_or_name))
-    print(text)
+        raise UserError(unknown_rule_message(code_or_name))
+    click.echo(text)
     return EXIT_CLEAN
 
 
-def _rules(args: argparse.Namespace) -> int:
+@cli.command(name="rules", context_settings=COMMAND_CONTEXT)
+def list_rules() -> int:
+    """List every rule: code, name, fix availability, summary."""
     from trainlint.docs import rules_table
 
-    print(rules_table())
+    click.echo(rules_table())
     return EXIT_CLEAN
 
 
-COMMANDS: Dict[str, Callable[[argparse.Namespace], int]] = {"check": _check, "fix": _fix, "rule": _rule, "rules": _rules}
+@cli.command(context_settings=COMMAND_CONTEXT)
+@click.argument("shell", type=click.Choice(SHELLS))
+def completion(shell: str) -> int:
+    """Print the shell completion script for SHELL.
+
+    \b
+    bash: eval "$(trainlint completion bash)"    (in ~/.bashrc)
+    zsh:  eval "$(trainlint completion zsh)"     (in ~/.zshrc)
+    fish: trainlint completion fish > ~/.config/fish/completions/trainlint.fish
+    """
+    from click.shell_completion import get_completion_class
+
+    completer = get_completion_class(shell)
+    click.echo(completer(cli, {}, "trainlint", COMPLETE_VARIABLE).source())
+    return EXIT_CLEAN
+
 
 @dataclass
 class _Totals:
@@ -94,10 +141,12 @@ class _ReportOptions:
     exit_non_zero_on_fix: bool
 
 
-def _run(mode: str, args: argparse.Namespace) -> int:
+def _run(mode: str, args: SimpleNamespace) -> int:
+    """Check or fix: ``args`` holds the options of ``check`` or ``fix`` by name."""
     from trainlint.settings import Overrides, SettingsResolver
 
-    resolve_environment(args)
+    args.paths = list(args.paths)
+    check_paths(args.paths)
     overrides = Overrides(
         select=_comma_list(args.select),
         ignore=_comma_list(args.ignore) or (),
@@ -355,18 +404,19 @@ def _source_reader(known: Optional[Dict[str, bytes]] = None) -> Callable[[str], 
 def main(argv: Optional[Sequence[str]] = None) -> None:
     """The console script (``argv`` defaults to ``sys.argv[1:]``); always ends in ``sys.exit``.
 
-    Usage errors exit 2 from argparse itself. An unexpected exception is a trainlint bug:
-    exit 2, never 1 (findings).
+    Usage errors are click's (its usage line, the problem, exit 2). An unexpected
+    exception is a trainlint bug: exit 2, never 1 (findings).
     """
     try:
-        args = parse_arguments(argv)
-        code = COMMANDS[args.command](args)
-    except UserError as error:
-        _error(str(error))
+        code = cli.main(args=argv, prog_name="trainlint", complete_var=COMPLETE_VARIABLE, standalone_mode=False)
+    except click.ClickException as error:  # a usage error, a UserError, or click's own (a file it could not open)
+        error.show()
         code = EXIT_ERROR
+    except click.Abort:  # Ctrl-C while click was still reading the command line
+        code = 130
     except BrokenPipeError:
         code = _reader_went_away()
-    except Exception:  # noqa: BLE001 - usage errors are SystemExit, not Exception
+    except Exception:  # noqa: BLE001 - usage errors are click exceptions, handled above
         import traceback
 
         traceback.print_exc()
