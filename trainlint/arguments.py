@@ -9,7 +9,7 @@ has the option runs, so a bad variable is an error for that command alone.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import IO, Callable, List, NoReturn, Optional, Sequence
+from typing import IO, Any, Callable, List, NoReturn, Optional, Sequence, Tuple
 
 import click
 
@@ -40,6 +40,40 @@ class Group(click.Group):
         return list(self.commands)
 
 
+class ConfigArgument(click.ParamType):
+    """``--config``: a configuration file, or an inline ``KEY = VALUE`` override in TOML, as Ruff takes it.
+
+    A value naming an existing file is that file; anything else with ``=`` in it is an
+    override (``--config 'select = ["TL2"]'``), checked later as a file's keys are.
+    Returns ``("file", Path)`` or ``("inline", text)``.
+    """
+
+    name = "FILE | KEY=VALUE"
+
+    def convert(self, value: Any, param: Optional[click.Parameter], ctx: Optional[click.Context]) -> Tuple[str, Any]:
+        if isinstance(value, tuple):
+            return value
+        text = str(value)
+        if "=" in text and not Path(text).is_file():
+            return ("inline", text)
+        return ("file", click.Path(exists=True, dir_okay=False, path_type=Path).convert(text, param, ctx))
+
+
+class PerFileIgnore(click.ParamType):
+    """``PATTERN:CODES`` (codes comma-separated), as ``--per-file-ignores`` takes it in Ruff."""
+
+    name = "PATTERN:CODES"
+
+    def convert(self, value: Any, param: Optional[click.Parameter], ctx: Optional[click.Context]) -> Tuple[str, Tuple[str, ...]]:
+        if isinstance(value, tuple):
+            return value
+        pattern, _, codes = str(value).rpartition(":")
+        selectors = tuple(code.strip() for code in codes.split(",") if code.strip())
+        if not pattern or not selectors:
+            self.fail(f"{value!r} is not PATTERN:CODES (for example 'tests/*:TL401')", param, ctx)
+        return (pattern, selectors)
+
+
 def run_options(command: Callable) -> Callable:
     """The options ``check`` and ``fix`` share."""
     options = [
@@ -48,12 +82,20 @@ def run_options(command: Callable) -> Callable:
         click.option("--ignore", multiple=True, metavar="CODES", help="Rules to disable."),
         click.option("--extend-select", multiple=True, metavar="CODES", help="Rules to enable on top of the selection."),
         click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Include fixes that may change behaviour."),
+        click.option("--fixable", multiple=True, metavar="CODES", help="Only these rules' fixes are applied or offered (default: all)."),
+        click.option("--unfixable", multiple=True, metavar="CODES", help="These rules' fixes are never applied or offered."),
+        click.option("--per-file-ignores", multiple=True, type=PerFileIgnore(), help="Rules to ignore in matching files; replaces the configured ones (repeatable)."),
+        click.option("--extend-per-file-ignores", multiple=True, type=PerFileIgnore(), help="Like --per-file-ignores, on top of the configured ones."),
         click.option("--output-format", type=click.Choice(FORMATS), envvar="TRAINLINT_OUTPUT_FORMAT", show_envvar=True, default="text", show_default=True, help="Report format."),
-        click.option("-o", "--output-file", type=click.Path(dir_okay=False, writable=True, path_type=str), help="Write the report to this file."),
+        click.option("-o", "--output-file", type=click.Path(dir_okay=False, writable=True, path_type=str), envvar="TRAINLINT_OUTPUT_FILE", show_envvar=True, help="Write the report to this file."),
+        click.option("--color", type=click.Choice(("auto", "always", "never")), default="auto", show_default=True, help="Colour the human formats (auto: on a terminal, unless NO_COLOR is set)."),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain."),
-        click.option("--statistics", is_flag=True, help="Show counts per rule instead of each finding."),
+        click.option("--statistics", is_flag=True, help="Show counts per rule instead of each finding (concise, full or json)."),
+        click.option("--show-files", is_flag=True, help="List the files that would be checked, and exit."),
+        click.option("--show-settings", is_flag=True, help="Show the settings that apply to the first file (or PATH), and exit."),
         click.option("-q", "--quiet", is_flag=True, help="Print findings and errors only: no summary, no warnings."),
-        click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Use this configuration file for every path."),
+        click.option("--config", "config", multiple=True, type=ConfigArgument(), help="A configuration file for every path, or a `KEY = VALUE` override (repeatable)."),
+        click.option("--isolated", is_flag=True, help="Ignore every configuration file (inline --config overrides still apply)."),
         click.option("--exclude", multiple=True, metavar="GLOBS", help="Replace the exclude patterns."),
         click.option("--extend-exclude", multiple=True, metavar="GLOBS", help="Add exclude patterns."),
         click.option("--force-exclude", is_flag=True, help="Apply exclusions to paths named on the command line too (for pre-commit)."),

@@ -123,7 +123,7 @@ def test_the_cache_folder_may_not_be_a_file(project: Path) -> None:
 @pytest.mark.parametrize(
     "target, message",
     [
-        (".", "Error: Invalid value for '-o' / '--output-file': File '.' is a directory."),
+        (".", "Error: Invalid value for '-o' / '--output-file' (env var: 'TRAINLINT_OUTPUT_FILE'): File '.' is a directory."),
         ("missing/report.txt", "trainlint: error: cannot write the report to missing/report.txt: the folder missing does not exist"),
     ],
 )

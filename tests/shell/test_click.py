@@ -46,7 +46,7 @@ def test_a_typo_in_an_option_shows_the_subcommands_usage() -> None:
     result = run("fix", "--unsafe-fixs")
     assert result.exit_code == 2
     assert result.output.startswith("Usage: trainlint fix [OPTIONS] [PATHS]...")
-    assert "Did you mean one of: '--no-unsafe-fixes', '--unsafe-fixes'?" in result.output
+    assert "No such option '--unsafe-fixs'. (Did you mean one of: " in result.output and "'--unsafe-fixes'" in result.output
 
 
 @pytest.mark.parametrize("shell, marker", [("bash", "complete -o nosort -F"), ("zsh", "#compdef trainlint"), ("fish", "complete --no-files --command trainlint")])
