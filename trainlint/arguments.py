@@ -13,7 +13,7 @@ from typing import IO, Any, Callable, List, NoReturn, Optional, Sequence, Tuple
 
 import click
 
-from trainlint.report import FORMATS
+from trainlint.report import DEFAULT_FORMAT, FORMATS
 
 COMMAND_CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 SHELLS = ("bash", "zsh", "fish")
@@ -86,7 +86,7 @@ def run_options(command: Callable) -> Callable:
         click.option("--unfixable", multiple=True, metavar="CODES", help="These rules' fixes are never applied or offered."),
         click.option("--per-file-ignores", multiple=True, type=PerFileIgnore(), help="Rules to ignore in matching files; replaces the configured ones (repeatable)."),
         click.option("--extend-per-file-ignores", multiple=True, type=PerFileIgnore(), help="Like --per-file-ignores, on top of the configured ones."),
-        click.option("--output-format", type=click.Choice(FORMATS), envvar="TRAINLINT_OUTPUT_FORMAT", show_envvar=True, default="text", show_default=True, help="Report format."),
+        click.option("--output-format", type=click.Choice(FORMATS), envvar="TRAINLINT_OUTPUT_FORMAT", show_envvar=True, default=DEFAULT_FORMAT, show_default=True, help="Report format (text is the old name of concise)."),
         click.option("-o", "--output-file", type=click.Path(dir_okay=False, writable=True, path_type=str), envvar="TRAINLINT_OUTPUT_FILE", show_envvar=True, help="Write the report to this file."),
         click.option("--color", type=click.Choice(("auto", "always", "never")), default="auto", show_default=True, help="Colour the human formats (auto: on a terminal, unless NO_COLOR is set)."),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain."),

@@ -387,7 +387,7 @@ def _run_stdin(mode: str, resolver, stdin_filename: Optional[str], force_exclude
 
 def _describes_fixes(mode: str, output_format: str) -> bool:
     """Fixes are rendered as text edits only for the reports that show them."""
-    return mode == "check" and output_format in ("json", "full")
+    return mode == "check" and output_format in ("json", "json-lines", "full")
 
 
 def _use_color(stream, choice: str) -> bool:
