@@ -31,12 +31,22 @@ def rule_markdown(code_or_name: str) -> Optional[str]:
     if entry is None:
         return None
     cls = registry.load_rule(entry.code)
-    body = inspect.cleandoc(cls.__doc__ or "")
+    body = _without_evidence(inspect.cleandoc(cls.__doc__ or ""))
     options = ""
     if cls.options:
         rows = "\n".join(f"- `{name}` (default `{o.default}`): {o.help}" for name, o in cls.options.items())
         options = f"\n\n## Options\nSet under `[tool.trainlint.options.{entry.code}]`:\n{rows}"
     return f"# {entry.name} ({entry.code})\n\n{_FIX_AVAILABILITY[cls.fix]}\n\n{body}{options}\n"
+
+
+def _without_evidence(body: str) -> str:
+    """The docstring without its "## Evidence" section, which names the repository's tests and
+    fixtures: an installed trainlint has neither, and users read these pages there."""
+    head, found, rest = body.partition("## Evidence")
+    if not found:
+        return body
+    following = rest.find("\n## ")
+    return head.rstrip() + ("\n\n" + rest[following + 1 :] if following >= 0 else "")
 
 
 def find_code(code_or_name: str) -> Optional[str]:

@@ -8,6 +8,7 @@ no summary, as with Ruff. ``text`` is the old name of ``concise``, kept as an al
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from typing import Callable, Dict, NamedTuple, Sequence
 
 from trainlint.diagnostics import Diagnostic
@@ -45,5 +46,7 @@ def render(name: str, diagnostics: Sequence[Diagnostic], context: ReportContext)
 
 
 def rule_url(code: str) -> str:
-    """Where the rule's documentation lives in the repository (also: ``trainlint rule CODE``)."""
-    return f"docs/rules/{code}.md"
+    """The rule's documentation page as a ``file:`` URI: the pages ship inside the package
+    (trainlint/rule_docs/, generated from the rule docstrings), so an installed trainlint can open
+    them; ``trainlint rule CODE`` prints the same text."""
+    return (Path(__file__).resolve().parent.parent / "rule_docs" / f"{code}.md").as_uri()
