@@ -1,4 +1,4 @@
-"""The command line: ``trainlint check|fix|rule|rules``.
+"""The command line: ``trainlint check|fix|rule|rules|clean|completion`` (click; options in arguments.py).
 
 Exit codes follow Ruff: 0 clean (or everything fixed), 1 findings (or, for a
 dry-run fix, changes), 2 usage, configuration or internal error. A run stopped
@@ -66,10 +66,12 @@ def cli(ctx: click.Context) -> int:
 @click.option("--fix-only", is_flag=True, help="Apply fixes in place and report only what was fixed (exit 0).")
 @click.option("--show-fixes", is_flag=True, help="With --fix, list what was fixed, per file and rule.")
 @click.option("--exit-non-zero-on-fix", is_flag=True, help="With --fix, exit 1 when a file was changed.")
+@click.option("-w", "--watch", is_flag=True, help="Check again whenever a Python or configuration file changes (Ctrl-C stops).")
 def check(**options) -> int:
     """Report findings in PATHS (default: the current directory)."""
     args = SimpleNamespace(**options)
-    return _run("diff" if args.diff else "write" if args.fix or args.fix_only else "check", args)
+    mode = "diff" if args.diff else "write" if args.fix or args.fix_only else "check"
+    return _watch(mode, args) if args.watch else _run(mode, args)
 
 
 @cli.command(context_settings=COMMAND_CONTEXT)
@@ -222,6 +224,15 @@ def _run(mode: str, args: SimpleNamespace) -> int:
     except KeyboardInterrupt as interrupt:
         return _interrupted(mode, interrupt)
     return _report(mode, totals, unsafe, report)
+
+
+def _watch(mode: str, args: SimpleNamespace) -> int:
+    """--watch: the same check (or fix) now and after every change, each run with fresh settings."""
+    from trainlint.watch import watch
+
+    if "-" in args.paths or args.stdin_filename is not None:
+        raise click.UsageError("--watch checks files, not stdin")
+    return watch(lambda: _run(mode, SimpleNamespace(**vars(args))), list(args.paths) or ["."])
 
 
 def _config_arguments(values: Sequence[Tuple[str, object]], isolated: bool) -> Tuple[Optional[Path], List[str]]:
