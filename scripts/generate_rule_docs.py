@@ -1,4 +1,7 @@
-"""Write docs/rules/<CODE>.md from the rule docstrings (the single source of the rule docs).
+"""Write trainlint/rule_docs/<CODE>.md from the rule docstrings (the single source of the rule docs).
+
+The pages ship inside the package, so the `url` of a JSON finding and the `helpUri` of a SARIF
+rule point at a file an installed trainlint has.
 
     python scripts/generate_rule_docs.py          # rewrite the pages
     python scripts/generate_rule_docs.py --check  # exit 1 if a page is out of date
@@ -17,7 +20,7 @@ from trainlint.diagnostics import SYNTAX_ERROR_CODE
 from trainlint.docs import rule_markdown, rules_table
 from trainlint.registry import RULES
 
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "rules"
+DOCS = Path(__file__).resolve().parent.parent / "trainlint" / "rule_docs"
 
 
 def pages() -> Dict[Path, str]:

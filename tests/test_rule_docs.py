@@ -1,4 +1,4 @@
-"""Every rule documents itself, and docs/rules/ is what the docstrings say."""
+"""Every rule documents itself, and trainlint/rule_docs/ is what the docstrings say."""
 
 from __future__ import annotations
 

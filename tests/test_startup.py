@@ -21,7 +21,6 @@ TRAINING_SCRIPT = REPO / "fixtures" / "TL201_cuda_amp_on_other_device" / "bad_se
 
 # Modules a check of one file has no use for; each costs milliseconds to import.
 NEVER_ON_A_CHECK = (
-    "click",  # the CLI is argparse: click's import alone was ~13 ms
     "tempfile",  # only writing a fixed file or a cache table needs it
     "difflib",  # only a did-you-mean or a fix description needs it
     "trainlint.fixes",
@@ -61,6 +60,18 @@ def test_a_file_without_triggers_does_not_import_libcst(tmp_path: Path) -> None:
 def test_checking_a_training_script_imports_only_what_a_check_needs(options) -> None:
     modules = imported_by_check(TRAINING_SCRIPT, *options)
     assert "libcst" in modules and "trainlint.rules.amp.tl201_cuda_amp_on_other_device" in modules
+    assert "click" in modules  # the command line is click's (issue 18): its import is part of the budget
     assert sorted(set(NEVER_ON_A_CHECK) & modules) == []
     # Only the rules whose triggers occur are imported (TL101/TL102 need a DataLoader's pin_memory/num_workers).
     assert "trainlint.rules.loaders.tl101_pin_memory_device_tensors" not in modules
+
+
+def test_the_library_does_not_import_click() -> None:
+    """click is the console script's: linting from Python (an editor, a language server) never loads it."""
+    program = (
+        "import sys\n"
+        "import trainlint.engine, trainlint.runner, trainlint.settings, trainlint.discovery, trainlint.report\n"
+        "print('click' in sys.modules)\n"
+    )
+    process = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert (process.returncode, process.stdout) == (0, "False\n"), process.stderr

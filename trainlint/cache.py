@@ -154,3 +154,29 @@ class ResultCache:
             marker = self.directory / name
             if not marker.exists():
                 marker.write_text(content, encoding="utf-8")
+
+
+def remove_caches(root: Path) -> List[Path]:
+    """``trainlint clean``: delete every cache folder under ``root`` (as ``ruff clean`` does); returns them.
+
+    Only folders named ``.trainlint_cache`` that hold trainlint's CACHEDIR.TAG are removed,
+    so a folder of that name that trainlint did not make is left alone.
+    """
+    import shutil
+
+    removed: List[Path] = []
+    for folder, subfolders, _ in os.walk(root):
+        if CACHE_DIRNAME in subfolders:
+            subfolders.remove(CACHE_DIRNAME)
+            cache = Path(folder) / CACHE_DIRNAME
+            if _is_ours(cache):
+                shutil.rmtree(cache)
+                removed.append(cache)
+    return removed
+
+
+def _is_ours(cache: Path) -> bool:
+    try:
+        return (cache / "CACHEDIR.TAG").read_text(encoding="utf-8") == _TAG
+    except (OSError, UnicodeDecodeError):
+        return False

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 CONFIG_FILENAMES = (".trainlint.yaml", "trainlint.yaml", "pyproject.toml")  # first found in a directory wins
 
@@ -191,6 +191,25 @@ def parse_config(table: Mapping[str, Any], path: Optional[Path]) -> Config:
         target_torch=torch_version("target-torch"),
         options=_rule_options(table.get("options", {}), path),
     )
+
+
+def parse_inline_overrides(texts: Sequence[str]) -> Tuple[Config, Tuple[str, ...]]:
+    """``--config 'key = value'`` overrides, as Ruff takes them: each a TOML line of the trainlint
+    table, checked as a configuration file's keys are. Returns them as a Config and the keys they set."""
+    if not texts:
+        return Config(), ()
+    tomllib = tomllib_module()
+    table: Dict[str, Any] = {}
+    for text in texts:
+        try:
+            table.update(tomllib.loads(text))
+        except tomllib.TOMLDecodeError as error:
+            raise ConfigError(f"`--config {text}` is neither a file nor a `key = value` override in TOML ({error})") from None
+    try:
+        config = parse_config(table, None)
+    except ConfigError as error:
+        raise ConfigError(f"`--config` override: {str(error).split(': ', 1)[-1]}") from None
+    return config, tuple(table)
 
 
 def _string_list(value: Any) -> Optional[Tuple[str, ...]]:

@@ -1,8 +1,13 @@
 """Which files to check: walk the given paths, skipping what the user excluded.
 
 Directories named in ``exclude`` (by default virtualenvs, VCS and build
-folders) and paths matched by ``.gitignore`` files are pruned while walking;
+folders) and paths ignored as git ignores them are pruned while walking;
 a file named explicitly is always checked unless ``--force-exclude`` is given.
+Ignore patterns come from ``.gitignore`` and ``.ignore`` files (``.ignore``, as
+ripgrep and Ruff read it, wins over the ``.gitignore`` beside it), the
+repository's ``info/exclude`` and the user's ``core.excludesFile``
+(``trainlint.git_files``), with git's precedence: deeper files over outer ones,
+and every ``.gitignore`` over ``info/exclude`` over ``core.excludesFile``.
 """
 
 from __future__ import annotations
@@ -13,11 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, List, NamedTuple, Optional, Sequence, Set, Tuple
 
+from trainlint.git_files import exclude_files
 from trainlint.settings import DEFAULT_INCLUDE, Settings, SettingsResolver
 
 # A file named on the command line with one of these suffixes is checked whatever `include` says, as Ruff does.
 _SOURCE_SUFFIXES = tuple(pattern[1:] for pattern in DEFAULT_INCLUDE)  # "*.py" -> ".py"
-
+IGNORE_FILES = (".gitignore", ".ignore")  # in one folder, later files win
 _UNQUOTED_TRAILING_SPACE = re.compile(r"(?<!\\)\s+$")  # git drops trailing spaces unless a backslash quotes one
 
 
@@ -102,11 +108,13 @@ class GitIgnore:
 
     @classmethod
     def load(cls, directory: Path) -> Optional["GitIgnore"]:
-        try:
-            text = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return None
-        return cls(directory, text.splitlines())
+        """The rules of the ignore files in ``directory`` (None when it has none)."""
+        lines: Optional[List[str]] = None
+        for name in IGNORE_FILES:
+            found = _read_lines(directory / name)
+            if found is not None:
+                lines = (lines or []) + found
+        return None if lines is None else cls(directory, lines)
 
     def verdict(self, path: Path, is_dir: bool) -> Optional[bool]:
         """True (ignored), False (re-included) or None (no rule speaks)."""
@@ -132,14 +140,25 @@ def _ignored(ignores: Sequence[GitIgnore], path: Path, is_dir: bool) -> bool:
     return bool(verdict)
 
 
+def _read_lines(path: Path) -> Optional[List[str]]:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+
+
 def _ancestor_ignores(directory: Path) -> List[GitIgnore]:
-    """``.gitignore`` files above ``directory`` up to the repository root."""
+    """What applies to ``directory`` from above, outermost first: the repository's own ignore files
+    (``core.excludesFile``, ``info/exclude``), then the ignore files of the folders above it up to the
+    repository root. (``directory``'s own ignore files are loaded by whoever walks it.)"""
     found: List[GitIgnore] = []
-    for ancestor in directory.parents:
-        ignore = GitIgnore.load(ancestor)
+    for folder in (directory, *directory.parents):
+        ignore = GitIgnore.load(folder) if folder != directory else None
         if ignore is not None:
             found.append(ignore)
-        if (ancestor / ".git").exists():
+        if (folder / ".git").exists():
+            for excludes in reversed(exclude_files(folder)):
+                found.append(GitIgnore(folder, _read_lines(excludes) or []))
             break
     return list(reversed(found))
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import inspect
-from typing import Optional
+from typing import Dict, List, Optional
 
 from trainlint.diagnostics import Applicability, SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME
 from trainlint import registry
@@ -31,12 +31,53 @@ def rule_markdown(code_or_name: str) -> Optional[str]:
     if entry is None:
         return None
     cls = registry.load_rule(entry.code)
-    body = inspect.cleandoc(cls.__doc__ or "")
+    body = _without_evidence(inspect.cleandoc(cls.__doc__ or ""))
     options = ""
     if cls.options:
         rows = "\n".join(f"- `{name}` (default `{o.default}`): {o.help}" for name, o in cls.options.items())
         options = f"\n\n## Options\nSet under `[tool.trainlint.options.{entry.code}]`:\n{rows}"
     return f"# {entry.name} ({entry.code})\n\n{_FIX_AVAILABILITY[cls.fix]}\n\n{body}{options}\n"
+
+
+def _without_evidence(body: str) -> str:
+    """The docstring without its "## Evidence" section, which names the repository's tests and
+    fixtures: an installed trainlint has neither, and users read these pages there."""
+    head, found, rest = body.partition("## Evidence")
+    if not found:
+        return body
+    following = rest.find("\n## ")
+    return head.rstrip() + ("\n\n" + rest[following + 1 :] if following >= 0 else "")
+
+
+def find_code(code_or_name: str) -> Optional[str]:
+    """The code of the rule named by its code or name (TL001 included), or None."""
+    if code_or_name.upper() == SYNTAX_ERROR_CODE or code_or_name.lower() == SYNTAX_ERROR_NAME:
+        return SYNTAX_ERROR_CODE
+    entry = registry.find_entry(code_or_name)
+    return entry.code if entry else None
+
+
+def all_codes() -> List[str]:
+    """Every code ``trainlint rule --all`` documents, TL001 first."""
+    return [SYNTAX_ERROR_CODE] + [entry.code for entry in registry.RULES]
+
+
+def rule_record(code: str) -> Dict[str, str]:
+    """A rule as ``trainlint rule --output-format json`` gives it (after Ruff's fields)."""
+    from trainlint.report import rule_url
+
+    if code == SYNTAX_ERROR_CODE:
+        name, fix, summary_text = SYNTAX_ERROR_NAME, Applicability.NONE, "The file cannot be decoded or parsed."
+    else:
+        name, fix, summary_text = registry.ENTRIES_BY_CODE[code].name, registry.load_rule(code).fix, summary(code)
+    return {
+        "code": code,
+        "name": name,
+        "summary": summary_text,
+        "fix": _FIX_AVAILABILITY[fix],
+        "explanation": rule_markdown(code) or "",
+        "url": rule_url(code),
+    }
 
 
 def unknown_rule_message(code_or_name: str) -> str:

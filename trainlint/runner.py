@@ -21,10 +21,11 @@ import contextlib
 import os
 import signal
 import stat
+import warnings
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, FrozenSet, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 from trainlint.cache import ResultCache, digest
 from trainlint.diagnostics import Diagnostic, syntax_error
@@ -59,6 +60,7 @@ class FileTask(NamedTuple):
     mode: str = "check"  # "check" | "diff" | "write"
     unsafe_fixes: bool = False
     roots: Tuple[str, ...] = ()  # real paths named on the command line; "write" stays inside them
+    fixable: Optional[FrozenSet[str]] = None  # --fixable/--unfixable: the rules allowed to fix (None: all)
 
 
 def _read(path: str) -> Tuple[Optional[bytes], Optional[str]]:
@@ -85,7 +87,19 @@ def _decoded(path: str, data: bytes, outcome: FileOutcome) -> Optional[SourceTex
 
 
 def process_source(path: str, data: bytes, task: FileTask) -> Tuple[FileOutcome, Optional[bytes]]:
-    """Lint or fix one file's bytes; return the outcome and the new bytes (None: unchanged)."""
+    """Lint or fix one file's bytes; return the outcome and the new bytes (None: unchanged).
+
+    Compiling the checked code makes CPython warn about it (3.12+: "SyntaxWarning: invalid
+    escape sequence", 410 lines of stderr on one repository): those are about the user's
+    code, not trainlint, and a linter must not print them, with or without ``-q``.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.filterwarnings("ignore", "invalid escape sequence", DeprecationWarning)  # its category before 3.12
+        return _process_source(path, data, task)
+
+
+def _process_source(path: str, data: bytes, task: FileTask) -> Tuple[FileOutcome, Optional[bytes]]:
     if is_notebook(path):
         return _process_notebook(path, data, task)
     outcome = FileOutcome(path)
@@ -98,18 +112,24 @@ def process_source(path: str, data: bytes, task: FileTask) -> Tuple[FileOutcome,
         result = lint_source(source.text, path, task.settings)
         outcome.diagnostics, outcome.errors = result.diagnostics, result.errors
         return outcome, None
-    fixed = fix_source(source.text, path, task.settings, task.unsafe_fixes)
-    outcome.diagnostics, outcome.errors, outcome.applied = fixed.remaining.diagnostics, fixed.errors, fixed.applied
+    if task.fixable is None:
+        fixed = fix_source(source.text, path, task.settings, task.unsafe_fixes)
+        remaining, found = fixed.remaining.diagnostics, fixed.found
+    else:  # only the fixable rules fix; every selected rule still reports, before and after
+        fixed = fix_source(source.text, path, replace(task.settings, codes=task.settings.codes & task.fixable), task.unsafe_fixes)
+        remaining = lint_source(fixed.text, path, task.settings).diagnostics
+        found = lint_source(source.text, path, task.settings).diagnostics if fixed.text != source.text else remaining
+    outcome.diagnostics, outcome.errors, outcome.applied = remaining, fixed.errors, fixed.applied
     if fixed.text == source.text:
         return outcome, None
     try:
         new_data = source.encode(fixed.text)
     except UnicodeEncodeError as error:
-        _not_fixed(outcome, fixed.found)
+        _not_fixed(outcome, found)
         outcome.errors.append(f"{path}: the fixed code cannot be written as {source.encoding} ({error.reason}); left as it is")
         return outcome, None
     outcome.diff = _diff(source, fixed.text, path)
-    outcome.found = fixed.found
+    outcome.found = found
     return outcome, new_data
 
 

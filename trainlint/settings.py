@@ -5,7 +5,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, FrozenSet, Optional, Pattern, Tuple
 
@@ -42,6 +42,18 @@ class Overrides:
     extend_exclude: Tuple[str, ...] = ()
     unsafe_fixes: Optional[bool] = None
     respect_gitignore: Optional[bool] = None
+    per_file_ignores: Optional[Tuple[Tuple[str, Tuple[str, ...]], ...]] = None  # replaces the configured ones
+    extend_per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
+    inline: Config = Config()  # `--config 'key = value'`: its keys win over every configuration file's
+    inline_keys: Tuple[str, ...] = ()
+
+
+def with_inline(config: Config, overrides: Overrides) -> Config:
+    """``config`` with the keys set by ``--config 'key = value'`` replaced, as Ruff layers them."""
+    if not overrides.inline_keys:
+        return config
+    fields = {key.replace("-", "_"): getattr(overrides.inline, key.replace("-", "_")) for key in overrides.inline_keys}
+    return replace(config, **fields)
 
 
 @dataclass(frozen=True)
@@ -123,6 +135,7 @@ def _check_selectors(overrides: Overrides) -> None:
 def build_settings(config: Config, overrides: Overrides, cwd: Path, pinned: bool = False) -> Settings:
     """Layer the command line over ``config``. Patterns are relative to the configuration's folder, or,
     for a file named with ``--config``, to the working directory (as with Ruff)."""
+    config = with_inline(config, overrides)
     try:
         _check_selectors(overrides)
         codes = resolve_selection(
@@ -131,13 +144,15 @@ def build_settings(config: Config, overrides: Overrides, cwd: Path, pinned: bool
                 ("the command line", overrides.select, overrides.extend_select, overrides.ignore),
             ]
         )
-        if config.per_file_ignores is None:
-            per_file = tuple((pattern, frozenset(codes) & registry.ALL_CODES) for pattern, codes in DEFAULT_PER_FILE_IGNORES)
+        configured = config.per_file_ignores if overrides.per_file_ignores is None else overrides.per_file_ignores
+        if configured is None:  # the default, for the rules this registry has
+            default = tuple((pattern, frozenset(codes) & registry.ALL_CODES) for pattern, codes in DEFAULT_PER_FILE_IGNORES)
         else:
-            per_file = tuple(
-                (pattern, expand_selectors(selectors, f"`per-file-ignores` (\"{pattern}\") of {config.path}"))
-                for pattern, selectors in config.per_file_ignores
-            )
+            default = ()
+        per_file = default + tuple(
+            (pattern, expand_selectors(selectors, f"`per-file-ignores` (\"{pattern}\") of {config.path or 'the command line'}"))
+            for pattern, selectors in (configured or ()) + overrides.extend_per_file_ignores
+        )
     except SelectorError as error:
         raise ConfigError(str(error)) from None
     exclude = overrides.exclude if overrides.exclude is not None else config.exclude
@@ -174,14 +189,19 @@ def _with_target_torch(config: Config, root: Path) -> Dict[str, Dict[str, object
 class SettingsResolver:
     """The settings of each directory: those of the nearest configuration file above it.
 
-    ``--config FILE`` pins one configuration for every path. Results are
-    memoised per directory, so a tree is configured once, not once per file.
+    ``--config FILE`` pins one configuration for every path, and ``--isolated`` pins none
+    (the defaults and the command line). Results are memoised per directory, so a tree is
+    configured once, not once per file.
     """
 
-    def __init__(self, overrides: Overrides, cwd: Path, config_file: Optional[Path] = None) -> None:
+    def __init__(self, overrides: Overrides, cwd: Path, config_file: Optional[Path] = None, isolated: bool = False) -> None:
         self.overrides = overrides
         self.cwd = cwd
-        self._pinned = build_settings(load_config(config_file.resolve()), overrides, cwd, pinned=True) if config_file else None
+        self._pinned: Optional[Settings] = None
+        if config_file is not None:
+            self._pinned = build_settings(load_config(config_file.resolve()), overrides, cwd, pinned=True)
+        elif isolated:
+            self._pinned = build_settings(Config(), overrides, cwd, pinned=True)
         self._by_directory: Dict[Path, Settings] = {}  # by real path
         self._by_given_directory: Dict[Path, Settings] = {}  # by the path as given
         self._default: Optional[Settings] = None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import List, Sequence
+from typing import List, Mapping, Sequence
 
 from trainlint.diagnostics import Applicability, Diagnostic
 
@@ -40,6 +40,8 @@ def _outcome_lines(mode: str, diagnostics: Sequence[Diagnostic], applied: Counte
     hidden = _hidden_unsafe(diagnostics, unsafe)
     hint = f"{_plural(hidden, 'unsafe fix')} available with `--unsafe-fixes`." if hidden else None
     fixed = sum(applied.values())
+    if mode == "fix-only":  # what was fixed, not what is left (Ruff's --fix-only)
+        return [f"Fixed {_plural(fixed, 'finding')}." if fixed else "No findings fixed."] + ([hint] if hint else [])
     if mode == "diff":
         line = f"Would fix {_plural(fixed, 'finding')}." if has_diff else "No fixes available."
         return [line] + ([hint] if hint else [])
@@ -53,6 +55,22 @@ def _outcome_lines(mode: str, diagnostics: Sequence[Diagnostic], applied: Counte
     fixable = sum(1 for d in diagnostics if d.is_fixable(unsafe))
     lines = [f"Found {_plural(len(diagnostics), 'finding')}" + (f" ({fixable} fixable with `trainlint fix --write`)." if fixable else ".")]
     return lines + ([hint] if hint else [])
+
+
+def fixes_listing(fixed_by_file: Mapping[str, Counter]) -> str:
+    """--show-fixes: what was fixed, per file and rule, as Ruff lists it; a blank line before the summary."""
+    from trainlint.registry import ENTRIES_BY_CODE
+
+    total = sum(sum(counts.values()) for counts in fixed_by_file.values())
+    if not total:
+        return ""
+    lines = [f"Fixed {_plural(total, 'finding')}:"]
+    for path in sorted(fixed_by_file):
+        lines.append(f"- {path}:")
+        for code, count in sorted(fixed_by_file[path].items()):
+            entry = ENTRIES_BY_CODE.get(code)
+            lines.append(f"    {count} \u00d7 {code}" + (f" ({entry.name})" if entry else ""))
+    return "\n".join(lines) + "\n\n"
 
 
 def statistics_table(diagnostics: Sequence[Diagnostic], unsafe: bool, output_format: str) -> str:

@@ -18,6 +18,6 @@ def demo_registry(monkeypatch: pytest.MonkeyPatch) -> None:
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """An empty folder as the working directory, with the variables that change the output cleared."""
     monkeypatch.chdir(tmp_path)
-    for variable in ("NO_COLOR", "FORCE_COLOR", "TRAINLINT_OUTPUT_FORMAT", "TRAINLINT_NO_CACHE", "TRAINLINT_CACHE_DIR"):
+    for variable in ("NO_COLOR", "FORCE_COLOR", "TRAINLINT_OUTPUT_FORMAT", "TRAINLINT_NO_CACHE", "TRAINLINT_CACHE_DIR", "TRAINLINT_OUTPUT_FILE"):
         monkeypatch.delenv(variable, raising=False)
     return tmp_path

@@ -96,7 +96,7 @@ def invoke(*args: str, stdin: Optional[bytes] = None, env: Optional[Dict[str, st
 
 def demo_env() -> Dict[str, str]:
     """Environment for a subprocess whose Python processes use the demo rules (demo_site/sitecustomize.py)."""
-    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "TRAINLINT_OUTPUT_FORMAT")}
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "TRAINLINT_OUTPUT_FORMAT", "TRAINLINT_OUTPUT_FILE")}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(DEMO_SITE), env.get("PYTHONPATH")]))
     return env
 

@@ -23,7 +23,7 @@ from tests.shell.support import (
     run_script,
     write,
 )
-from trainlint import runner
+from trainlint import __version__, runner
 
 pytestmark = pytest.mark.usefixtures("project")
 
@@ -475,7 +475,7 @@ def test_a_run_with_errors_never_says_all_checks_passed(project: Path, monkeypat
 
 
 def test_an_unexpected_error_in_one_file_is_exit_2_and_the_run_goes_on(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from trainlint import runner
+    from trainlint import __version__, runner
 
     real = runner.process_source
 
@@ -516,7 +516,7 @@ def test_installed_console_script(project: Path) -> None:
     assert result.stdout.decode().splitlines()[:3] == [A_TL701, E_TL702, P_TL801]
     fixed = run_script("fix", "--write", "-", cwd=project, stdin=AUTOCAST.encode())
     assert (fixed.returncode, fixed.stdout.decode()) == (0, AUTOCAST_FIXED)
-    assert run_script("--version", cwd=project).stdout.decode().startswith("trainlint, version ")
+    assert run_script("--version", cwd=project).stdout.decode() == f"trainlint {__version__}\n"
 
 
 def test_python_dash_m(project: Path) -> None:

@@ -32,6 +32,7 @@ def _rules():
             "name": name,
             "shortDescription": {"text": summary},
             "help": {"text": f"See `trainlint rule {code}` or {rule_url(code)}"},
+            "helpUri": rule_url(code),
             "defaultConfiguration": {"level": "error"},
         }
         for code, name, summary in described

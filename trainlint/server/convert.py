@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-from pathlib import Path
 from typing import Iterable, Optional
 
 from lsprotocol import types
@@ -13,7 +11,6 @@ from trainlint.report import rule_url
 from trainlint.server.positions import LineIndex
 
 SOURCE = "trainlint"
-_REPOSITORY = Path(__file__).resolve().parents[2]  # where docs/rules/ is, in a checkout or an editable install
 
 
 def lsp_range(index: LineIndex, diagnostic: Diagnostic) -> types.Range:
@@ -37,12 +34,9 @@ def lsp_diagnostic(diagnostic: Diagnostic, index: LineIndex) -> types.Diagnostic
     )
 
 
-@functools.lru_cache(maxsize=None)
 def rule_doc_uri(code: str) -> Optional[str]:
-    """The rule's page under docs/rules/ as a file URI, where trainlint runs from a checkout (or an editable
-    install of one); a wheel carries no docs, and the hover shows the same text in any case."""
-    page = _REPOSITORY / rule_url(code)
-    return page.as_uri() if page.is_file() else None
+    """The rule's page, shipped in the package (trainlint/rule_docs/), as a file URI."""
+    return rule_url(code)
 
 
 def hover_markdown(diagnostics: Iterable[Diagnostic]) -> Optional[str]:

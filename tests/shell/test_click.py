@@ -1,0 +1,79 @@
+"""The click command line as click's own test runner and a real shell see it: help, version,
+did-you-mean, environment variables and shell completion."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tests.shell.support import EVAL, console_script, demo_env, write
+from trainlint import __version__
+from trainlint.cli import cli
+
+pytestmark = pytest.mark.usefixtures("project")
+
+
+def run(*args: str, env=None):
+    return CliRunner().invoke(cli, list(args), prog_name="trainlint", env=env)
+
+
+def test_version_and_bare_group() -> None:
+    assert (run("-V").exit_code, run("-V").output) == (0, f"trainlint {__version__}\n")
+    bare = run()
+    assert bare.exit_code == 0 and "Commands:" in bare.output
+
+
+def test_commands_exit_with_their_code_in_clicks_standalone_mode(project: Path) -> None:
+    write(project, {"e.py": EVAL})
+    assert run("check", "--no-cache").exit_code == 1
+    assert run("check", "--no-cache", "--exit-zero").exit_code == 0
+    unknown = run("rule", "TL999")
+    assert (unknown.exit_code, unknown.output) == (2, "trainlint: error: Unknown rule `TL999` (see `trainlint rules`)\n")
+
+
+def test_environment_variables_are_read_by_the_options(project: Path) -> None:
+    write(project, {"e.py": EVAL})
+    result = run("check", env={"TRAINLINT_OUTPUT_FORMAT": "json", "TRAINLINT_NO_CACHE": "1"})
+    assert result.output.startswith("[") and not (project / ".trainlint_cache").exists()
+
+
+def test_a_typo_in_an_option_shows_the_subcommands_usage() -> None:
+    result = run("fix", "--unsafe-fixs")
+    assert result.exit_code == 2
+    assert result.output.startswith("Usage: trainlint fix [OPTIONS] [PATHS]...")
+    assert "No such option '--unsafe-fixs'. (Did you mean one of: " in result.output and "'--unsafe-fixes'" in result.output
+
+
+@pytest.mark.parametrize("shell, marker", [("bash", "complete -o nosort -F"), ("zsh", "#compdef trainlint"), ("fish", "complete --no-files --command trainlint")])
+def test_completion_prints_clicks_script(shell: str, marker: str) -> None:
+    result = run("completion", shell)
+    assert result.exit_code == 0 and marker in result.output and "_TRAINLINT_COMPLETE" in result.output
+
+
+def _complete(words: str, project: Path) -> list:
+    """What the bash completion script asks the console script for, as bash would."""
+    env = {**demo_env(), "_TRAINLINT_COMPLETE": "bash_complete", "COMP_WORDS": words, "COMP_CWORD": str(len(words.split()) - (0 if words.endswith(" ") else 1))}
+    process = subprocess.run([console_script()], cwd=project, env=env, capture_output=True, text=True, timeout=60)
+    assert process.returncode == 0, process.stderr
+    return process.stdout.splitlines()
+
+
+def test_completion_answers_for_commands_and_options(project: Path) -> None:
+    assert _complete("trainlint ch", project) == ["plain,check"]
+    assert "plain,--select" in _complete("trainlint check --sel", project)
+    assert _complete("trainlint completion ", project) == ["plain,bash", "plain,zsh", "plain,fish"]
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_completion_in_bash(project: Path) -> None:
+    """Source the printed script in bash and call its completion function for `trainlint ch`."""
+    script = subprocess.run([console_script(), "completion", "bash"], capture_output=True, text=True, env=demo_env(), timeout=60).stdout
+    program = f'{script}\nCOMP_WORDS=(trainlint ch); COMP_CWORD=1; _trainlint_completion trainlint; echo "${{COMPREPLY[@]}}"\n'
+    env = {**demo_env(), "PATH": os.pathsep.join([str(Path(console_script()).parent), os.environ.get("PATH", "")])}
+    process = subprocess.run(["bash", "-c", program], cwd=project, env=env, capture_output=True, text=True, timeout=60)
+    assert process.stdout.split() == ["check"], process.stderr

@@ -1,0 +1,12 @@
+"""``path:row: [CODE] message``, the line format pylint's parsers (and Ruff's ``pylint`` format) use."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from trainlint.diagnostics import Diagnostic
+from trainlint.report import ReportContext
+
+
+def render(diagnostics: Sequence[Diagnostic], context: ReportContext) -> str:
+    return "".join(f"{d.path}:{d.location.row}: [{d.code}] {d.message}\n" for d in diagnostics)
