@@ -22,7 +22,7 @@ from trainlint.git_files import exclude_files
 from trainlint.settings import DEFAULT_INCLUDE, Settings, SettingsResolver
 
 # A file named on the command line with one of these suffixes is checked whatever `include` says, as Ruff does.
-_SOURCE_SUFFIXES = tuple(pattern[1:] for pattern in DEFAULT_INCLUDE)  # "*.py" -> ".py"
+SOURCE_SUFFIXES = tuple(pattern[1:] for pattern in DEFAULT_INCLUDE)  # "*.py" -> ".py"
 IGNORE_FILES = (".gitignore", ".ignore")  # in one folder, later files win
 _UNQUOTED_TRAILING_SPACE = re.compile(r"(?<!\\)\s+$")  # git drops trailing spaces unless a backslash quotes one
 
@@ -195,7 +195,7 @@ def _not_checkable(path: Path, settings: Settings) -> str:
     """Why a file named on the command line cannot be checked ("" when it can). A file is read as what
     its name says (``.ipynb`` as a notebook), so one whose suffix is neither Python's nor a notebook's
     (``.json``, ``.txt``) is an error, never a silent pass; a script without a suffix is read as Python."""
-    if settings.is_included(path) or path.name.endswith(_SOURCE_SUFFIXES) or not path.suffix:
+    if settings.is_included(path) or path.name.endswith(SOURCE_SUFFIXES) or not path.suffix:
         return ""
     return f"{path}: not a Python file or a Jupyter notebook (add a pattern to `include` to check it as Python)"
 

@@ -16,7 +16,7 @@ import time
 from typing import Callable, Dict, Optional, Sequence, TextIO, Tuple
 
 from trainlint.config import CONFIG_FILENAMES
-from trainlint.discovery import IGNORE_FILES, PYTHON_SUFFIXES
+from trainlint.discovery import IGNORE_FILES, SOURCE_SUFFIXES
 from trainlint.settings import DEFAULT_EXCLUDE
 
 Snapshot = Dict[str, Tuple[int, int]]  # path -> (size, modification time in ns)
@@ -34,7 +34,7 @@ def snapshot(paths: Sequence[str]) -> Snapshot:
         for folder, subfolders, files in os.walk(top):
             subfolders[:] = [name for name in subfolders if not any(fnmatch.fnmatchcase(name, p) for p in DEFAULT_EXCLUDE)]
             for name in files:
-                if name.endswith(PYTHON_SUFFIXES) or name in _WATCHED_NAMES:
+                if name.endswith(SOURCE_SUFFIXES) or name in _WATCHED_NAMES:
                     _record(found, os.path.join(folder, name))
     return found
 

@@ -107,7 +107,7 @@ def test_an_editor_session_diagnostics_quick_fix_edit_fix_all_and_shutdown(start
     first = diagnostics[0]
     assert first["range"]["end"] == {"line": expected[0].end_location.row - 1, "character": expected[0].end_location.column - 1}
     assert first["severity"] == 2 and first["source"] == "trainlint"
-    assert first["codeDescription"]["href"] == (REPO / "docs" / "rules" / "TL201.md").as_uri()
+    assert first["codeDescription"]["href"] == (REPO / "trainlint" / "rule_docs" / "TL201.md").as_uri()  # shipped in the package
 
     # the finding's quick fix first, then its ignore comment, then "fix all"; edits come on resolve
     actions = _actions(client, uri, first["range"])

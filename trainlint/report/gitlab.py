@@ -34,7 +34,7 @@ def render(diagnostics: Sequence[Diagnostic], context: ReportContext) -> str:
         seen[identity] += 1  # the same message twice in a file gets two fingerprints
         fingerprint = hashlib.blake2b(repr((*identity, seen[identity])).encode(), digest_size=8).hexdigest()
         issue: Dict[str, Any] = {
-            "description": f"{d.code}: {d.message}",
+            "description": f"{d.code}: {d.message}" + ("" if d.cell is None else f" ({d.position})"),
             "check_name": d.code,
             "fingerprint": fingerprint,
             "severity": "major",

@@ -31,6 +31,7 @@ def render(diagnostics: Sequence[Diagnostic], context: ReportContext) -> str:
                 column=str(d.location.column),
             )
             failure = ElementTree.SubElement(case, "failure", message=d.message)
-            failure.text = f"line {d.location.row}, col {d.location.column}, {d.message}"
+            where = f"line {d.location.row}, col {d.location.column}" if d.cell is None else d.position
+            failure.text = f"{where}, {d.message}"
     ElementTree.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(root, encoding="unicode") + "\n"

@@ -9,4 +9,5 @@ from trainlint.report import ReportContext
 
 
 def render(diagnostics: Sequence[Diagnostic], context: ReportContext) -> str:
-    return "".join(f"{d.path}:{d.location.row}: [{d.code}] {d.message}\n" for d in diagnostics)
+    # ``path:row`` (``path:cell N:row`` in a notebook), as pylint's parseable format has no column
+    return "".join(f"{d.path}:{d.position.rsplit(':', 1)[0]}: [{d.code}] {d.message}\n" for d in diagnostics)
