@@ -10,6 +10,7 @@ PositionProvider costs more than the parse itself.
 
 from __future__ import annotations
 
+import sys
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
@@ -20,6 +21,10 @@ from trainlint.suppression import is_suppressed, line_suppressions, skips_file
 
 MAX_FIX_PASSES = 10
 _ONLY_AST = 0x400  # ast.PyCF_ONLY_AST, without importing ast
+# CPython 3.11's parser refuses a sum of ~3000 terms (RecursionError); 3.10's accepts it, and LibCST then hangs
+# for minutes (tests/reliability/test_bad_input.py). On 3.10 trainlint refuses what 3.11 would.
+_BEFORE_3_11 = sys.version_info < (3, 11)
+_PARSER_DEPTH = 2500
 
 
 @dataclass(frozen=True)
@@ -100,7 +105,10 @@ def python_tree(text: str, path: str) -> Tuple[Any, Optional[Diagnostic], bool]:
     """CPython's tree of ``text`` (None if it does not compile), its syntax error, and whether the code is
     beyond a parser's limits. The tree is what compiling for the verdict builds anyway."""
     try:
-        return compile(text, path, "exec", flags=_ONLY_AST, dont_inherit=True), None, False
+        tree = compile(text, path, "exec", flags=_ONLY_AST, dont_inherit=True)
+        if _BEFORE_3_11 and _deeper_than(tree, _PARSER_DEPTH):
+            raise RecursionError  # CPython 3.11+ refuses such code itself; on 3.10 LibCST would hang on it
+        return tree, None, False
     except SyntaxError as error:
         diagnostic = syntax_error(path, error.lineno or 1, error.offset or 1, f"SyntaxError: {error.msg}")
         return None, diagnostic, error.msg.startswith("too many")  # "too many nested parentheses", "... statically nested blocks"
@@ -108,6 +116,19 @@ def python_tree(text: str, path: str) -> Tuple[Any, Optional[Diagnostic], bool]:
         return None, syntax_error(path, 1, 1, "The file is nested too deeply to parse"), True
     except ValueError:  # null bytes: the decoder reports them first
         return None, None, False
+
+
+def _deeper_than(tree: Any, limit: int) -> bool:
+    """Whether any node of ``tree`` lies more than ``limit`` levels down (iteratively: the tree may be deep)."""
+    import ast
+
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return False
 
 
 def reraise_interruption(error: Exception) -> None:
