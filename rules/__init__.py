@@ -84,7 +84,15 @@ RULES: Tuple[RuleEntry, ...] = (
     # A device type decided by a string test: both literals occur in `"cuda" if ... else "cpu"`.
     RuleEntry("TL202", "device-type-sniffing", "amp.tl202_device_type_sniffing", "DeviceTypeSniffing", (("cuda", "cpu", "autocast"),)),
     RuleEntry("TL301", "unfiltered-batch-kwargs", "batches.tl301_unfiltered_batch_kwargs", "UnfilteredBatchKwargs", (("DataLoader", "**"),)),
-    RuleEntry("TL302", "float-index-tensors", "batches.tl302_float_index_tensors", "FloatIndexTensors", ((_FLOAT_TENSOR, _INDEX_USE),)),
+    RuleEntry(
+        "TL302",
+        "float-index-tensors",
+        "batches.tl302_float_index_tensors",
+        "FloatIndexTensors",
+        ((_FLOAT_TENSOR, _INDEX_USE),),
+        # the same two, as code: a float tensor made, and a call or key that takes indices
+        lambda module: module.creates_float and module.takes_indices,
+    ),
     RuleEntry(
         "TL401",
         "undetached-loss-accumulation",
@@ -122,5 +130,6 @@ RULES: Tuple[RuleEntry, ...] = (
     RuleEntry(
         "TL405", "missing-zero-grad", "step_memory.tl405_missing_zero_grad", "MissingZeroGrad",
         (("backward", re.compile(_OPTIMIZER_STEP)), ("backward", "optim", re.compile(r"\.\s*step\s*\("))),
+        lambda module: module.trains,  # a backward call, as code
     ),
 )

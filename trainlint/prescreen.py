@@ -23,6 +23,14 @@ from typing import List, Sequence
 from trainlint.registry import ENTRIES_BY_CODE
 
 # Mirrors trainlint.analysis.steps and calls: what makes code a training step.
+# Mirror rules/batches/tl302_float_index_tensors.py: what creates a float tensor, what takes indices.
+_FLOAT_CASTS = frozenset({"float", "double", "half", "bfloat16"})
+_FLOAT_MAKERS = frozenset(
+    {"FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "Tensor", "from_numpy", "loadtxt", "genfromtxt"}
+)
+_FLOAT_WORD = re.compile(r"float|double|half|single")
+_INDEX_SINKS = frozenset({"Embedding", "EmbeddingBag", "embedding", "embedding_bag", "cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss"})
+_INDEX_KEYS = frozenset({"input_ids", "labels"})
 _STEP_HOOK = re.compile(r"(^|_)step(_(end|begin|start))?$|^on_\w*batch\w*$")
 _OPTIMIZER = re.compile(r"(optim|opt$|optimizer|scaler)", re.IGNORECASE)
 _BACKWARD = frozenset({"backward", "manual_backward"})
@@ -36,10 +44,17 @@ class Features:
         self.accumulates = False  # `x += v`, `x = x + v`, `d[k] = v`, `xs.append(v)` with v not a constant
         self.appends = False  # `xs.append(...)` / `xs.extend(...)`
         self.handles_errors = False  # a `try` with an `except`
+        self.creates_float = False  # `.float()`, `FloatTensor(...)`, `from_numpy`, a float `dtype=`, `.to(torch.float16)`
+        self.takes_indices = False  # an embedding, an index loss, `input_ids`/`labels` as a keyword or a key
         for node in ast.walk(tree):
             kind = type(node)
             if kind is ast.Call:
                 self._call(node)  # type: ignore[arg-type]
+                self._float_or_index_call(node)  # type: ignore[arg-type]
+            elif kind is ast.Dict:
+                self.takes_indices = self.takes_indices or any(_is_index_key(key) for key in node.keys)  # type: ignore[attr-defined]
+            elif kind is ast.Subscript:
+                self.takes_indices = self.takes_indices or _is_index_key(node.slice)  # type: ignore[attr-defined]
             elif kind is ast.AugAssign:
                 if isinstance(node.op, (ast.Add, ast.Sub)) and not isinstance(node.value, ast.Constant):  # type: ignore[attr-defined]
                     self.accumulates = True
@@ -68,6 +83,25 @@ class Features:
             self.appends = True
             if method == "append" and len(call.args) == 1 and not isinstance(call.args[0], ast.Constant):
                 self.accumulates = True
+
+
+    def _float_or_index_call(self, call: ast.Call) -> None:
+        name = _last_name(call.func)
+        if (name in _FLOAT_CASTS and not call.args) or name in _FLOAT_MAKERS:
+            self.creates_float = True
+        elif name in ("to", "type", "astype") and any(_FLOAT_WORD.search(ast.dump(a)) for a in call.args):
+            self.creates_float = True
+        if name in _INDEX_SINKS:
+            self.takes_indices = True
+        for keyword in call.keywords:
+            if keyword.arg == "dtype" and _FLOAT_WORD.search(ast.dump(keyword.value)):
+                self.creates_float = True
+            elif keyword.arg in _INDEX_KEYS:
+                self.takes_indices = True
+
+
+def _is_index_key(node: object) -> bool:
+    return isinstance(node, ast.Constant) and node.value in _INDEX_KEYS
 
 
 def _last_name(node: ast.AST) -> str:
