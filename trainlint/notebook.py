@@ -33,6 +33,7 @@ from json.decoder import scanstring
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from trainlint.diagnostics import CellPosition, Diagnostic, Location, syntax_error
+from trainlint.source import DecodeError
 
 SUFFIX = ".ipynb"
 
@@ -53,13 +54,8 @@ _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _ONLY_AST = 0x400  # ast.PyCF_ONLY_AST, without importing ast
 
 
-class NotebookError(ValueError):
+class NotebookError(DecodeError):
     """The file is not a notebook trainlint can read; reported as TL001 at ``row``:``column`` of the JSON."""
-
-    def __init__(self, message: str, row: int = 1, column: int = 1) -> None:
-        super().__init__(message)
-        self.row = row
-        self.column = column
 
 
 class WriteBackError(ValueError):

@@ -21,8 +21,8 @@ import re
 from typing import List, Sequence
 
 from trainlint.registry import ENTRIES_BY_CODE
+from trainlint.step_words import BACKWARD_METHODS, OPTIMIZER_NAME, STEP_HOOK_NAME
 
-# Mirrors trainlint.analysis.steps and calls: what makes code a training step.
 # Mirror rules/batches/tl302_float_index_tensors.py: what creates a float tensor, what takes indices.
 _FLOAT_CASTS = frozenset({"float", "double", "half", "bfloat16"})
 _FLOAT_MAKERS = frozenset(
@@ -31,9 +31,6 @@ _FLOAT_MAKERS = frozenset(
 _FLOAT_WORD = re.compile(r"float|double|half|single")
 _INDEX_SINKS = frozenset({"Embedding", "EmbeddingBag", "embedding", "embedding_bag", "cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss"})
 _INDEX_KEYS = frozenset({"input_ids", "labels"})
-_STEP_HOOK = re.compile(r"(^|_)step(_(end|begin|start))?$|^on_\w*batch\w*$")
-_OPTIMIZER = re.compile(r"(optim|opt$|optimizer|scaler)", re.IGNORECASE)
-_BACKWARD = frozenset({"backward", "manual_backward"})
 
 
 class Features:
@@ -65,7 +62,7 @@ class Features:
                 elif not isinstance(value, ast.Constant) and any(isinstance(t, ast.Subscript) for t in node.targets):  # type: ignore[attr-defined]
                     self.accumulates = True
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
-                if _STEP_HOOK.search(node.name):  # type: ignore[attr-defined]
+                if STEP_HOOK_NAME.search(node.name):  # type: ignore[attr-defined]
                     self.trains = True
             elif kind is ast.Try or kind.__name__ == "TryStar":
                 self.handles_errors = self.handles_errors or bool(node.handlers)  # type: ignore[attr-defined]
@@ -75,9 +72,9 @@ class Features:
         if not isinstance(func, ast.Attribute):
             return
         method = func.attr
-        if method in _BACKWARD:
+        if method in BACKWARD_METHODS:
             self.trains = True
-        elif method == "step" and _OPTIMIZER.search(_last_name(func.value)):
+        elif method == "step" and OPTIMIZER_NAME.search(_last_name(func.value)):
             self.trains = True
         elif method in ("append", "extend"):
             self.appends = True

@@ -8,7 +8,7 @@ from typing import List, NamedTuple, Optional, Sequence, Set
 import libcst as cst
 
 from trainlint.analysis import dotted
-from trainlint.analysis.calls import OPTIMIZER_NAME
+from trainlint.step_words import OPTIMIZER_NAME
 from trainlint.analysis.steps import StepMethods, TrainingLoops
 from trainlint.analysis.walk import walk
 from trainlint.diagnostics import Applicability

@@ -8,7 +8,8 @@ from typing import Dict, List, NamedTuple, Optional, Set, Tuple
 import libcst as cst
 
 from trainlint.analysis import dotted
-from trainlint.analysis.calls import OPTIMIZER_NAME, runs_backward, stepped_optimizer
+from trainlint.analysis.calls import runs_backward, stepped_optimizer
+from trainlint.step_words import OPTIMIZER_NAME
 from trainlint.analysis.graph_values import GraphValues
 from trainlint.analysis.regions import Loop, LoopRegions, loops_running
 from trainlint.analysis.walk import walk

@@ -20,12 +20,11 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Optional, Set
 import libcst as cst
 
 from trainlint.analysis.imports import dotted
+from trainlint.step_words import BACKWARD_METHODS, OPTIMIZER_NAME
 
 if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
 
-OPTIMIZER_NAME = re.compile(r"(optim|opt$|optimizer|scaler)", re.IGNORECASE)
-_BACKWARD_METHODS = frozenset({"backward", "manual_backward"})
 
 Callee = Tuple[str, bool]  # (last component of the callee, called as ``x.name(...)``)
 
@@ -38,7 +37,7 @@ def steps_training(call: cst.Call) -> bool:
 
 def runs_backward(call: cst.Call) -> bool:
     """``loss.backward()``, ``scaler.scale(loss).backward()``, ``accelerator.backward(loss)``, ``self.manual_backward(loss)``."""
-    return isinstance(call.func, cst.Attribute) and call.func.attr.value in _BACKWARD_METHODS
+    return isinstance(call.func, cst.Attribute) and call.func.attr.value in BACKWARD_METHODS
 
 
 def stepped_optimizer(call: cst.Call) -> Optional[cst.BaseExpression]:

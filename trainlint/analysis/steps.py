@@ -31,6 +31,7 @@ import libcst as cst
 from trainlint.analysis.calls import CallGraph, callee, steps_training
 from trainlint.analysis.imports import dotted
 from trainlint.analysis.names import ASSIGN, WITH, Names
+from trainlint.step_words import STEP_HOOK_NAME
 
 if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
@@ -42,10 +43,6 @@ ITERATION_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqd
 # A name that says "loader" is trusted where no binding shows one (a loader handed in as a parameter).
 LOADER_NAME = re.compile(r"(loader|dataloader|(^|_)dl$|batches$)", re.IGNORECASE)
 LOADER_FACTORIES = ("DataLoader",)
-# ``training_step``, ``train_step``, ``_shared_step``, ``step``, ``log_step``, ``on_step_end``, ``training_step_end``,
-# ``on_train_batch_end``. Not a helper that merely names steps (``prepare_extra_step_kwargs``, ``get_step_size``):
-# diffusers' pipelines define the first in 135 files, none of them training.
-STEP_HOOK_NAME = re.compile(r"(^|_)step(_(end|begin|start))?$|^on_\w*batch\w*$")
 GENERIC_HOOK_NAMES = frozenset({"log", "update"})
 
 
