@@ -40,6 +40,7 @@ import libcst as cst
 
 from trainlint.analysis import walk
 from trainlint.analysis.imports import dotted
+from trainlint.analysis.names import Names
 from trainlint.analysis.steps import LoaderLoop, TrainingLoops
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix
@@ -1079,7 +1080,19 @@ class DevicePlacement:
                 return Move(call, device.value, invocations)
         if CUDA_TENSOR_TYPE.fullmatch(qualified) and isinstance(func, cst.Attribute):
             return Move(call, None, invocations, cuda=True)
+        if isinstance(func, cst.Name) and self._names_cuda_tensor_type(func):
+            return Move(call, None, invocations, cuda=True)  # Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor
         return None
+
+    def _names_cuda_tensor_type(self, name: cst.Name) -> bool:
+        """``name`` may hold a CUDA tensor type: bound to ``torch.cuda.FloatTensor``, directly or in one arm of a conditional."""
+        names = self.facts.fact(Names)
+        for binding in names.reaching(name):
+            value = names.bound_value(binding)
+            arms = [value.body, value.orelse] if isinstance(value, cst.IfExp) else [value]
+            if any(isinstance(arm, cst.Attribute) and CUDA_TENSOR_TYPE.fullmatch(self.facts.qualified_name(arm) or "") for arm in arms):
+                return True
+        return False
 
     def _targets_accelerator(self, device: cst.BaseExpression, invocations: Invocations) -> bool:
         """A device argument that may name an accelerator by itself: not provably the CPU, not ``t.device``."""
