@@ -18,6 +18,7 @@ from tests.shell.support import (
     PRINT,
     PRINT_FIXED,
     REPO,
+    console_script,
     demo_env,
     invoke,
     run_script,
@@ -525,6 +526,21 @@ def test_python_dash_m(project: Path) -> None:
         [sys.executable, "-m", "trainlint", "check", "--no-cache", "-q"], cwd=project, capture_output=True, env=demo_env(), timeout=60
     )
     assert (result.returncode, result.stdout.decode().splitlines()) == (1, [A_TL701, E_TL702, P_TL801])
+
+
+def test_the_console_script_flushes_its_buffered_report_before_it_leaves(project: Path) -> None:
+    """The console script leaves by os._exit (no interpreter teardown) once its streams are
+    flushed: a report still in stdout's buffer is written, or, when the reader has gone, the
+    run ends with a quiet exit 1. PYTHONUNBUFFERED is dropped so that stdout buffers, as in a hook."""
+    three_files(project)
+    env = {key: value for key, value in demo_env().items() if key != "PYTHONUNBUFFERED"}
+    command = [console_script(), "check", "--no-cache"]
+    done = subprocess.run(command, cwd=project, capture_output=True, env=env, timeout=60)
+    assert done.returncode == 1 and done.stdout.decode().splitlines()[:3] == [A_TL701, E_TL702, P_TL801]
+    process = subprocess.Popen(command, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    process.stdout.close()  # before the report is written: the flush at exit meets a closed pipe
+    stderr = process.stderr.read().decode()
+    assert (process.wait(timeout=60), stderr) == (1, "")
 
 
 def test_the_repository_hooks_use_the_documented_entries() -> None:
