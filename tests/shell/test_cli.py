@@ -440,7 +440,7 @@ def test_rules_table() -> None:
         ["TL702", "demo-eval", "none"],
         ["TL801", "demo-print", "unsafe"],
     ]
-    assert rows[2][3] == "Reports `torch.cuda.amp.autocast(...)` (test-only rule)."
+    assert rows[2][3] == "Reports `torch.cuda.amp.autocast(...)`."  # its docstring adds "(test-only rule)": asides are dropped
 
 
 # --- internal errors --------------------------------------------------------------------------
