@@ -543,6 +543,22 @@ def test_the_console_script_flushes_its_buffered_report_before_it_leaves(project
     assert (process.wait(timeout=60), stderr) == (1, "")
 
 
+def test_the_readme_pre_commit_snippet_names_this_release_and_its_hooks() -> None:
+    """The snippet's `rev` is the tag of this version (`v` + __version__), and its hook ids exist."""
+    import re
+
+    import yaml
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## pre-commit\n", 1)[1]
+    snippet = yaml.safe_load(section.split("```yaml\n", 1)[1].split("```", 1)[0])
+    repo = snippet["repos"][0]
+    assert repo["rev"] == f"v{__version__}"
+    hook_ids = {hook["id"] for hook in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
+    assert {hook["id"] for hook in repo["hooks"]} == hook_ids
+    assert re.search(rf"`rev: v{re.escape(__version__)}` is the tag of this release", " ".join(section.split()))
+
+
 def test_the_repository_hooks_use_the_documented_entries() -> None:
     import yaml
 
