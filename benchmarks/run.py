@@ -38,13 +38,14 @@ def ensure_peers(directory: Path) -> Path:
     return bin_dir
 
 
-def timed(command: Sequence[str], cwd: Path) -> Tuple[float, int]:
-    """Wall seconds and peak resident memory (MiB) of one command, start-up included."""
+def timed(command: Sequence[str], cwd: Path) -> Tuple[float, int, float]:
+    """Wall seconds, peak resident memory (MiB) and CPU seconds (user + system) of one command,
+    start-up included. On a loaded machine CPU time varies less than wall time."""
     start = time.perf_counter()
     process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, _, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - start
-    return elapsed, usage.ru_maxrss // 1024
+    return elapsed, usage.ru_maxrss // 1024, usage.ru_utime + usage.ru_stime
 
 
 def trainlint_command() -> str:
@@ -74,7 +75,7 @@ def benchmark(corpus: Path, peers: Path, rounds: int, skip: Sequence[str]) -> Di
         samples: Dict[str, List[Tuple[float, int]]] = {name: [] for name in commands}
         for _ in range(rounds):
             for name, command in commands.items():
-                samples[name].append(timed(command, corpus))
+                samples[name].append(timed(command, corpus)[:2])
     results = {
         name: (statistics.median(s for s, _ in runs), max(m for _, m in runs)) for name, runs in samples.items()
     }
@@ -133,33 +134,54 @@ def byte_compile_trainlint() -> None:
         compileall.compile_dir(str(Path(package.__file__).parent), quiet=1)
 
 
-def single_file(scripts: Sequence[Path], rounds: int) -> None:
+def single_file(scripts: Sequence[Path], rounds: int, others: Sequence[Path] = ()) -> None:
     """Files as pre-commit runs them, each beside the floor any LibCST-based tool pays for it:
     the interpreter's start-up, LibCST's import and LibCST's parse of that file. What
-    trainlint adds is the difference; the floors are timed in the same rounds."""
-    trainlint = trainlint_command()
+    trainlint adds is the difference; the floors are timed in the same rounds.
+
+    ``others`` are more trainlint console scripts (another commit installed in its own
+    virtual environment) timed on the same files in the same rounds: an A/B comparison.
+    ``python -c 'import click'`` is timed too: the command line's budget is the argparse
+    CLI's time plus click's import (issue 18).
+    """
+    trainlints = [Path(trainlint_command()), *others]
     quiet_file = Path(tempfile.mkdtemp()) / "plain.py"
     quiet_file.write_text("import os\n\nprint(os.getcwd())\n", encoding="utf-8")
     commands: Dict[str, Tuple[List[str], Path]] = {
         "floor: python -c pass": ([sys.executable, "-c", "pass"], quiet_file.parent),
+        "floor: python -c 'import click'": ([sys.executable, "-c", "import click"], quiet_file.parent),
         "floor: python -c 'import libcst'": ([sys.executable, "-c", "import libcst"], quiet_file.parent),
-        f"trainlint, a file without triggers ({quiet_file.name})": (
-            [trainlint, "check", "--no-cache", "--exit-zero", "-q", str(quiet_file)],
-            quiet_file.parent,
-        ),
     }
+
+    def check(trainlint: Path, script: Path) -> List[str]:
+        return [str(trainlint), "check", "--no-cache", "--exit-zero", "-q", str(script)]
+
+    for trainlint in trainlints:
+        commands[f"{_label(trainlint)}, a file without triggers ({quiet_file.name})"] = (check(trainlint, quiet_file), quiet_file.parent)
     for script in scripts:
         lines = script.read_text(encoding="utf-8").count("\n")
         parse = f"import libcst; libcst.parse_module(open({str(script)!r}, 'rb').read())"
         commands[f"floor: import libcst + parse {script.name} ({lines} lines)"] = ([sys.executable, "-c", parse], script.parent)
-        commands[f"trainlint {script.name}"] = ([trainlint, "check", "--no-cache", "--exit-zero", "-q", str(script)], script.parent)
-    runs: Dict[str, List[float]] = {label: [] for label in commands}
+        for trainlint in trainlints:
+            commands[f"{_label(trainlint)} {script.name}"] = (check(trainlint, script), script.parent)
+    runs: Dict[str, List[Tuple[float, float]]] = {label: [] for label in commands}
     for _ in range(rounds):
         for label, (command, cwd) in commands.items():
-            runs[label].append(timed(command, cwd)[0])
-    print(f"Files as pre-commit runs them (process start included), median of {rounds} alternated runs:")
-    for label, times in runs.items():
-        print(f"- {label}: {statistics.median(times) * 1000:.0f} ms")
+            wall, _, cpu = timed(command, cwd)
+            runs[label].append((wall, cpu))
+    print(f"Files as pre-commit runs them (process start included), {rounds} alternated runs:")
+    print("| command | wall median | wall min | CPU median | CPU min |")
+    print("|---|---|---|---|---|")
+    for label, samples in runs.items():
+        walls, cpus = [w * 1000 for w, _ in samples], [c * 1000 for _, c in samples]
+        print(f"| {label} | {statistics.median(walls):.0f} ms | {min(walls):.0f} ms | {statistics.median(cpus):.0f} ms | {min(cpus):.0f} ms |")
+
+
+def _label(trainlint: Path) -> str:
+    """``trainlint`` for this environment's console script, else the script's virtual environment."""
+    if trainlint == Path(trainlint_command()):
+        return "trainlint"
+    return f"trainlint ({trainlint.parent.parent.name})"
 
 
 def main() -> None:
@@ -170,6 +192,10 @@ def main() -> None:
     parser.add_argument("--peers-venv", type=Path, default=HERE / ".peers")
     parser.add_argument("--skip", action="append", default=[], help="a tool name to leave out (e.g. 'fixit lint')")
     parser.add_argument("--single-file", type=Path, action="append", default=[], help="a training script to time as pre-commit would (repeatable)")
+    parser.add_argument(
+        "--compare-trainlint", type=Path, action="append", default=[],
+        help="with --single-file: another trainlint console script (say, an older commit's venv) timed in the same rounds (repeatable)",
+    )
     args = parser.parse_args()
     byte_compile_trainlint()
     corpora = list(args.corpus)
@@ -184,7 +210,7 @@ def main() -> None:
                 benchmark(corpus.resolve(), peers, args.rounds, args.skip)
         if args.single_file:
             print()
-            single_file([path.resolve() for path in args.single_file], max(11, args.rounds))
+            single_file([path.resolve() for path in args.single_file], max(11, args.rounds), [p.absolute() for p in args.compare_trainlint])
     finally:
         if temporary:
             shutil.rmtree(temporary, ignore_errors=True)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from trainlint.docs import headline, summary
 from trainlint.registry import RULES, load_rule
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,3 +29,19 @@ def test_generated_rule_pages_are_up_to_date() -> None:
         [sys.executable, str(ROOT / "scripts" / "generate_rule_docs.py"), "--check"], capture_output=True, text=True
     )
     assert result.returncode == 0, result.stdout + "run: python scripts/generate_rule_docs.py"
+
+
+@pytest.mark.parametrize("code", [entry.code for entry in RULES])
+def test_summary_is_one_sentence(code: str) -> None:
+    """`trainlint rules` and SARIF's shortDescription show a headline, not the whole first paragraph."""
+    text = summary(code)
+    assert text.startswith("Finds ") and text.endswith(".") and len(text) <= 200, text
+    outside_code = "".join(text.split("`")[::2])
+    assert ". " not in outside_code and ": " not in outside_code and "(" not in outside_code, text
+
+
+def test_headline_keeps_code_and_drops_asides() -> None:
+    assert summary("TL302") == "Finds a tensor created as floating point that reaches a place that takes indices."
+    assert headline("Finds `a.b(c: d)` (or `e`), then more: details. Second.") == "Finds `a.b(c: d)`, then more."
+    assert headline("Reads e.g. a file. Then") == "Reads e.g. a file."
+    assert headline("No full stop") == "No full stop." and headline("") == ""

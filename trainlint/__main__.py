@@ -1,4 +1,4 @@
-from trainlint.cli import main
+from trainlint.cli import console_main
 
 if __name__ == "__main__":
-    main()
+    console_main()

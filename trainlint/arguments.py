@@ -9,7 +9,7 @@ has the option runs, so a bad variable is an error for that command alone.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import IO, Any, Callable, List, NoReturn, Optional, Sequence, Tuple
+from typing import IO, Any, Callable, Dict, List, NoReturn, Optional, Sequence, Tuple
 
 import click
 
@@ -29,15 +29,48 @@ class UserError(click.ClickException):
 
 
 class Group(click.Group):
-    """trainlint's command group: a command's return value is its exit code, and commands are
-    listed in the order they were added (click sorts them), so ``check`` comes first."""
+    """trainlint's command group, whose commands are built only when asked for.
+
+    A one-file check is mostly start-up, and building every command's ~30 options costs
+    as much again as building the one that runs (issue 18: the click CLI may cost
+    click's import and no more), so commands are registered as builders (:meth:`lazy`)
+    and built on first use: the invoked command for a run, all of them for the group's
+    help and for completing a command name. A command's return value is its exit code,
+    and commands are listed in the order they were added (click sorts them), so
+    ``check`` comes first.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.builders: Dict[str, Callable[[], click.Command]] = {}
+
+    def lazy(self, name: str) -> Callable[[Callable[[], click.Command]], Callable[[], click.Command]]:
+        """Register the decorated function as the builder of the command ``name``."""
+
+        def register(builder: Callable[[], click.Command]) -> Callable[[], click.Command]:
+            self.builders[name] = builder
+            return builder
+
+        return register
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> Optional[click.Command]:
+        if cmd_name not in self.commands and cmd_name in self.builders:
+            self.add_command(self.builders[cmd_name](), cmd_name)
+        return self.commands.get(cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> List[str]:
+        return list(self.builders)
+
+    def resolve_command(self, ctx: click.Context, args: List[str]) -> Tuple[Optional[str], Optional[click.Command], List[str]]:
+        try:
+            return super().resolve_command(ctx, args)
+        except click.exceptions.NoSuchCommand as error:
+            # click suggests from the commands built so far; the names of all of them are known
+            raise click.exceptions.NoSuchCommand(error.command_name, possibilities=self.list_commands(ctx), ctx=ctx) from None
 
     def invoke(self, ctx: click.Context) -> NoReturn:
         # click exits 0 after a command in standalone mode, whatever it returned (CliRunner runs that way)
         ctx.exit(super().invoke(ctx))
-
-    def list_commands(self, ctx: click.Context) -> List[str]:
-        return list(self.commands)
 
 
 class ConfigArgument(click.ParamType):

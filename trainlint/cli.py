@@ -15,10 +15,10 @@ import os
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, TextIO, Tuple
+from typing import Callable, Dict, FrozenSet, Iterator, List, NamedTuple, NoReturn, Optional, Sequence, TextIO, Tuple
 
 # As mypy does: a linter allocates many long-lived objects (LibCST's ~200 node classes,
 # the trees, the analyses) and little cyclic garbage, so the collector's default pass
@@ -59,119 +59,155 @@ def cli(ctx: click.Context) -> int:
     return EXIT_CLEAN
 
 
-@cli.command(context_settings=COMMAND_CONTEXT)
-@run_options
-@click.option("--fix", is_flag=True, help="Apply fixes in place (same as `trainlint fix --write`).")
-@click.option("--diff", is_flag=True, help="Print the fixes as a diff and write nothing; exit 1 if there is one.")
-@click.option("--fix-only", is_flag=True, help="Apply fixes in place and report only what was fixed (exit 0).")
-@click.option("--show-fixes", is_flag=True, help="With --fix, list what was fixed, per file and rule.")
-@click.option("--exit-non-zero-on-fix", is_flag=True, help="With --fix, exit 1 when a file was changed.")
-@click.option("-w", "--watch", is_flag=True, help="Check again whenever a Python or configuration file changes (Ctrl-C stops).")
-def check(**options) -> int:
-    """Report findings in PATHS (default: the current directory)."""
-    args = SimpleNamespace(**options)
-    mode = "diff" if args.diff else "write" if args.fix or args.fix_only else "check"
-    return _watch(mode, args) if args.watch else _run(mode, args)
+# Each command is built by its builder when it is invoked (see arguments.Group): the ~30
+# options of `check` or `fix` cost as much to build again as their neighbours'.
 
 
-@cli.command(context_settings=COMMAND_CONTEXT)
-@run_options
-@click.option("--write", is_flag=True, help="Apply the fixes in place (default: print a diff).")
-@click.option("--diff", is_flag=True, help="Print the fixes as a diff (the default).")
-@click.option("--show-fixes", is_flag=True, help="With --write, list what was fixed, per file and rule.")
-@click.option("--exit-non-zero-on-fix", is_flag=True, help="With --write, exit 1 when a file was changed.")
-def fix(**options) -> int:
-    """Fix PATHS: print a diff, or apply it with --write."""
-    args = SimpleNamespace(fix_only=False, **options)
-    return _run("write" if args.write and not args.diff else "diff", args)
+@cli.lazy("check")
+def _check() -> click.Command:
+    @click.command("check", context_settings=COMMAND_CONTEXT)
+    @run_options
+    @click.option("--fix", is_flag=True, help="Apply fixes in place (same as `trainlint fix --write`).")
+    @click.option("--diff", is_flag=True, help="Print the fixes as a diff and write nothing; exit 1 if there is one.")
+    @click.option("--fix-only", is_flag=True, help="Apply fixes in place and report only what was fixed (exit 0).")
+    @click.option("--show-fixes", is_flag=True, help="With --fix, list what was fixed, per file and rule.")
+    @click.option("--exit-non-zero-on-fix", is_flag=True, help="With --fix, exit 1 when a file was changed.")
+    @click.option("-w", "--watch", is_flag=True, help="Check again whenever a Python or configuration file changes (Ctrl-C stops).")
+    def check(**options) -> int:
+        """Report findings in PATHS (default: the current directory)."""
+        args = SimpleNamespace(**options)
+        mode = "diff" if args.diff else "write" if args.fix or args.fix_only else "check"
+        return _watch(mode, args) if args.watch else _run(mode, args)
+
+    return check
 
 
-@cli.command(context_settings=COMMAND_CONTEXT)
-@click.argument("code_or_name", required=False)
-@click.option("--all", "all_rules", is_flag=True, help="Every rule's documentation.")
-@click.option("--output-format", type=click.Choice(("text", "json")), default="text", show_default=True, help="Markdown text, or JSON records.")
-def rule(code_or_name: Optional[str], all_rules: bool, output_format: str) -> int:
-    """Show a rule's documentation (by code or name), or every rule's with --all."""
-    import json
+@cli.lazy("fix")
+def _fix() -> click.Command:
+    @click.command("fix", context_settings=COMMAND_CONTEXT)
+    @run_options
+    @click.option("--write", is_flag=True, help="Apply the fixes in place (default: print a diff).")
+    @click.option("--diff", is_flag=True, help="Print the fixes as a diff (the default).")
+    @click.option("--show-fixes", is_flag=True, help="With --write, list what was fixed, per file and rule.")
+    @click.option("--exit-non-zero-on-fix", is_flag=True, help="With --write, exit 1 when a file was changed.")
+    def fix(**options) -> int:
+        """Fix PATHS: print a diff, or apply it with --write."""
+        args = SimpleNamespace(fix_only=False, **options)
+        return _run("write" if args.write and not args.diff else "diff", args)
 
-    from trainlint.docs import all_codes, find_code, rule_markdown, rule_record, unknown_rule_message
-
-    if all_rules == (code_or_name is not None):
-        raise click.UsageError("name one rule (CODE_OR_NAME) or give --all")
-    if all_rules:
-        codes = all_codes()
-    else:
-        code = find_code(code_or_name)
-        if code is None:
-            raise UserError(unknown_rule_message(code_or_name))
-        codes = [code]
-    if output_format == "json":
-        records = [rule_record(code) for code in codes]
-        click.echo(json.dumps(records if all_rules else records[0], indent=2))
-    else:
-        click.echo("\n".join(rule_markdown(code) for code in codes))
-    return EXIT_CLEAN
+    return fix
 
 
-@cli.command(name="rules", context_settings=COMMAND_CONTEXT)
-def list_rules() -> int:
-    """List every rule: code, name, fix availability, summary."""
-    from trainlint.docs import rules_table
+@cli.lazy("rule")
+def _rule() -> click.Command:
+    @click.command("rule", context_settings=COMMAND_CONTEXT)
+    @click.argument("code_or_name", required=False)
+    @click.option("--all", "all_rules", is_flag=True, help="Every rule's documentation.")
+    @click.option("--output-format", type=click.Choice(("text", "json")), default="text", show_default=True, help="Markdown text, or JSON records.")
+    def rule(code_or_name: Optional[str], all_rules: bool, output_format: str) -> int:
+        """Show a rule's documentation (by code or name), or every rule's with --all."""
+        import json
 
-    click.echo(rules_table())
-    return EXIT_CLEAN
+        from trainlint.docs import all_codes, find_code, rule_markdown, rule_record, unknown_rule_message
+
+        if all_rules == (code_or_name is not None):
+            raise click.UsageError("name one rule (CODE_OR_NAME) or give --all")
+        if all_rules:
+            codes = all_codes()
+        else:
+            code = find_code(code_or_name)
+            if code is None:
+                raise UserError(unknown_rule_message(code_or_name))
+            codes = [code]
+        if output_format == "json":
+            records = [rule_record(code) for code in codes]
+            click.echo(json.dumps(records if all_rules else records[0], indent=2))
+        else:
+            click.echo("\n".join(rule_markdown(code) for code in codes))
+        return EXIT_CLEAN
+
+    return rule
 
 
-@cli.command(context_settings=COMMAND_CONTEXT)
-@click.argument("paths", nargs=-1, type=click.Path(exists=True, file_okay=False, path_type=Path))
-def clean(paths: Tuple[Path, ...]) -> int:
-    """Remove trainlint's caches (.trainlint_cache) under PATHS (default: the current directory)."""
-    from trainlint.cache import remove_caches
-    from trainlint.discovery import display_path
+@cli.lazy("rules")
+def _rules() -> click.Command:
+    @click.command("rules", context_settings=COMMAND_CONTEXT)
+    def list_rules() -> int:
+        """List every rule: code, name, fix availability, summary."""
+        from trainlint.docs import rules_table
 
-    for path in paths or (Path("."),):
-        for removed in remove_caches(path):
-            click.echo(f"Removing cache at: {display_path(removed)}")
-    return EXIT_CLEAN
+        click.echo(rules_table())
+        return EXIT_CLEAN
 
-
-@cli.command(context_settings=COMMAND_CONTEXT)
-def server() -> int:
-    """Run the language server over stdio: findings, fixes and rule docs in the editor (needs `trainlint[server]`)."""
-    from trainlint.server import main as serve
-
-    return serve() or EXIT_CLEAN
+    return list_rules
 
 
-@cli.command(context_settings=COMMAND_CONTEXT)
-@click.argument("shell", type=click.Choice(SHELLS))
-def completion(shell: str) -> int:
-    """Print the shell completion script for SHELL.
+@cli.lazy("clean")
+def _clean() -> click.Command:
+    @click.command("clean", context_settings=COMMAND_CONTEXT)
+    @click.argument("paths", nargs=-1, type=click.Path(exists=True, file_okay=False, path_type=Path))
+    def clean(paths: Tuple[Path, ...]) -> int:
+        """Remove trainlint's caches (.trainlint_cache) under PATHS (default: the current directory)."""
+        from trainlint.cache import remove_caches
+        from trainlint.discovery import display_path
 
-    \b
-    bash: eval "$(trainlint completion bash)"    (in ~/.bashrc)
-    zsh:  eval "$(trainlint completion zsh)"     (in ~/.zshrc)
-    fish: trainlint completion fish > ~/.config/fish/completions/trainlint.fish
+        for path in paths or (Path("."),):
+            for removed in remove_caches(path):
+                click.echo(f"Removing cache at: {display_path(removed)}")
+        return EXIT_CLEAN
+
+    return clean
+
+
+@cli.lazy("server")
+def _server() -> click.Command:
+    @click.command("server", context_settings=COMMAND_CONTEXT)
+    def server() -> int:
+        """Run the language server over stdio: findings, fixes and rule docs in the editor (needs `trainlint[server]`)."""
+        from trainlint.server import main as serve
+
+        return serve() or EXIT_CLEAN
+
+    return server
+
+
+@cli.lazy("completion")
+def _completion() -> click.Command:
+    @click.command("completion", context_settings=COMMAND_CONTEXT)
+    @click.argument("shell", type=click.Choice(SHELLS))
+    def completion(shell: str) -> int:
+        """Print the shell completion script for SHELL.
+
+        \b
+        bash: eval "$(trainlint completion bash)"    (in ~/.bashrc)
+        zsh:  eval "$(trainlint completion zsh)"     (in ~/.zshrc)
+        fish: trainlint completion fish > ~/.config/fish/completions/trainlint.fish
+        """
+        from click.shell_completion import get_completion_class
+
+        completer = get_completion_class(shell)
+        click.echo(completer(cli, {}, "trainlint", COMPLETE_VARIABLE).source())
+        return EXIT_CLEAN
+
+    return completion
+
+
+class _Totals(NamedTuple):
+    """What the files of a run left (the lists and dicts fill up as outcomes arrive).
+
+    Records here are NamedTuples, as in the engine: a dataclass costs ~0.5-1 ms to
+    create at import, a noticeable share of the start-up of a one-file check.
     """
-    from click.shell_completion import get_completion_class
 
-    completer = get_completion_class(shell)
-    click.echo(completer(cli, {}, "trainlint", COMPLETE_VARIABLE).source())
-    return EXIT_CLEAN
-
-
-@dataclass
-class _Totals:
     diagnostics: List[Diagnostic]
     applied: Counter
     diffs: List[bytes]
     errors: List[str]
     warnings: List[str]
-    fixed_by_file: Dict[str, Counter] = field(default_factory=dict)  # for --show-fixes
+    fixed_by_file: Dict[str, Counter]  # for --show-fixes
 
 
-@dataclass(frozen=True)
-class _ReportOptions:
+class _ReportOptions(NamedTuple):
     """How the outcome of a run is shown and turned into an exit code."""
 
     output_format: str
@@ -306,7 +342,7 @@ def _run_files(mode, paths, resolver, force_exclude, jobs, no_cache, cache_dir, 
     from trainlint.runner import FileTask, collect, default_jobs, run_tasks
 
     found = discover([Path(p) for p in paths], resolver, force_exclude=force_exclude)
-    totals = _Totals([], Counter(), [], [], [])
+    totals = _Totals([], Counter(), [], [], [], {})
     totals.errors.extend(found.warnings)
     unsafe = resolver.defaults().unsafe_fixes
     roots = tuple(sorted({os.path.realpath(path) for path in paths}))  # fixes are written only inside these
@@ -395,8 +431,8 @@ def _run_stdin(mode: str, resolver, stdin_filename: Optional[str], force_exclude
         outcome, new_data = FileOutcome(display), None
     else:
         outcome, new_data = process_source(display, data, task)
-    totals = _Totals(outcome.diagnostics, outcome.applied, [outcome.diff] if outcome.diff else [], outcome.errors, outcome.warnings)
-    totals.fixed_by_file = {display: outcome.applied} if outcome.applied else {}
+    fixed_by_file = {display: outcome.applied} if outcome.applied else {}
+    totals = _Totals(outcome.diagnostics, outcome.applied, [outcome.diff] if outcome.diff else [], outcome.errors, outcome.warnings, fixed_by_file)
     sources = _source_reader({display: data})
     if mode == "write":
         sys.stdout.buffer.write(new_data if new_data is not None else data)
@@ -559,6 +595,35 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         _error("internal error (the traceback above); this is a trainlint bug, please report it")
         code = EXIT_ERROR
     sys.exit(code)
+
+
+def console_main() -> NoReturn:
+    """The ``trainlint`` executable and ``python -m trainlint``: :func:`main`, then leave at once.
+
+    A normal interpreter exit tears down every module and object one by one (LibCST's
+    ~200 classes, the parsed tree and its analyses), ~7-10% of a one-file check's CPU
+    for a process that ends anyway (issue 19). Nothing of trainlint's waits for that:
+    the worker pool is shut down and the cache and report file are written before
+    :func:`main` returns, so once the standard streams are flushed the process exits
+    with ``os._exit``. In-process callers (tests, editors) call :func:`main`, which
+    exits normally.
+    """
+    try:
+        main()
+    except SystemExit as exited:  # main() always ends in sys.exit(int), click's completion too
+        code = exited.code if isinstance(exited.code, int) else EXIT_ERROR
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        code = _reader_went_away()
+    except OSError as error:  # a full disk: the report is incomplete
+        _error(f"cannot write the report: {error.strerror or error}")
+        code = EXIT_ERROR
+    except ValueError:  # stdout was closed
+        pass
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.flush()
+    os._exit(code)
 
 
 def _reader_went_away() -> int:

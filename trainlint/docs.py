@@ -85,10 +85,45 @@ def unknown_rule_message(code_or_name: str) -> str:
 
 
 def summary(code: str) -> str:
-    """The first paragraph under "What it does", on one line."""
+    """One sentence for ``trainlint rules`` and SARIF's ``shortDescription``: the first
+    paragraph under "What it does", cut to its headline by :func:`headline`."""
     doc = inspect.cleandoc(registry.load_rule(code).__doc__ or "")
     body = doc.split("## What it does", 1)[-1].strip()
-    return " ".join(body.split("\n\n", 1)[0].split())
+    return headline(" ".join(body.split("\n\n", 1)[0].split()))
+
+
+def headline(paragraph: str) -> str:
+    """The paragraph's first sentence without its details: the text ends at the first full
+    stop or colon, and parenthesised asides (lists of the forms a rule knows) are dropped;
+    the rule's page keeps them all. Code in backticks is never cut or dropped, whatever
+    punctuation it holds."""
+    kept: List[str] = []
+    depth = 0  # of parentheses outside code
+    in_code = False
+    for index, char in enumerate(paragraph):
+        ends_word = index + 1 == len(paragraph) or paragraph[index + 1] == " "
+        if char == "`":
+            in_code = not in_code
+        elif not in_code and char == "(":
+            depth += 1
+            if depth == 1:
+                while kept and kept[-1] == " ":
+                    kept.pop()
+                continue
+        elif not in_code and char == ")" and depth:
+            depth -= 1
+            continue
+        elif not in_code and not depth and char in ".:" and ends_word and not _abbreviation("".join(kept)):
+            break
+        if not depth:
+            kept.append(char)
+    text = "".join(kept).rstrip()
+    return text + "." if text else ""
+
+
+def _abbreviation(text: str) -> bool:
+    """Does the text end in a word whose full stop is not a sentence's ("e.g.", "i.e.")?"""
+    return text.endswith(("e.g", "i.e", "etc"))
 
 
 def rules_table() -> str:

@@ -5,11 +5,10 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
-from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Dict, FrozenSet, Optional, Pattern, Tuple
+from typing import Dict, FrozenSet, Mapping, NamedTuple, Optional, Pattern, Tuple
 
-from trainlint.config import Config, ConfigError, find_config_file, load_config
+from trainlint.config import NO_OPTIONS, Config, ConfigError, find_config_file, load_config
 from trainlint.engine import RuleSettings
 from trainlint import registry
 from trainlint.registry import SelectorError, expand_selectors, resolve_selection
@@ -35,8 +34,7 @@ DEFAULT_PER_FILE_IGNORES = tuple(
 DEFAULT_INCLUDE = ("*.py", "*.pyi", "*.ipynb")
 
 
-@dataclass(frozen=True)
-class Overrides:
+class Overrides(NamedTuple):
     """What the command line says; None means "not given"."""
 
     select: Optional[Tuple[str, ...]] = None
@@ -57,11 +55,12 @@ def with_inline(config: Config, overrides: Overrides) -> Config:
     if not overrides.inline_keys:
         return config
     fields = {key.replace("-", "_"): getattr(overrides.inline, key.replace("-", "_")) for key in overrides.inline_keys}
-    return replace(config, **fields)
+    return config._replace(**fields)
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(NamedTuple):
+    """The effective settings of one folder (NamedTuples like Config: cheap to define at start-up)."""
+
     root: Path  # relative patterns are resolved against this directory
     config_path: Optional[Path]
     codes: FrozenSet[str]
@@ -70,7 +69,7 @@ class Settings:
     include: Tuple[str, ...] = DEFAULT_INCLUDE
     unsafe_fixes: bool = False
     respect_gitignore: bool = True
-    options: Dict[str, Dict[str, object]] = field(default_factory=dict)
+    options: Mapping[str, Mapping[str, object]] = NO_OPTIONS  # by rule code
 
     def rule_settings_for(self, path: Path) -> RuleSettings:
         codes = self.codes

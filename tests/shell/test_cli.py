@@ -18,6 +18,7 @@ from tests.shell.support import (
     PRINT,
     PRINT_FIXED,
     REPO,
+    console_script,
     demo_env,
     invoke,
     run_script,
@@ -439,7 +440,7 @@ def test_rules_table() -> None:
         ["TL702", "demo-eval", "none"],
         ["TL801", "demo-print", "unsafe"],
     ]
-    assert rows[2][3] == "Reports `torch.cuda.amp.autocast(...)` (test-only rule)."
+    assert rows[2][3] == "Reports `torch.cuda.amp.autocast(...)`."  # its docstring adds "(test-only rule)": asides are dropped
 
 
 # --- internal errors --------------------------------------------------------------------------
@@ -525,6 +526,37 @@ def test_python_dash_m(project: Path) -> None:
         [sys.executable, "-m", "trainlint", "check", "--no-cache", "-q"], cwd=project, capture_output=True, env=demo_env(), timeout=60
     )
     assert (result.returncode, result.stdout.decode().splitlines()) == (1, [A_TL701, E_TL702, P_TL801])
+
+
+def test_the_console_script_flushes_its_buffered_report_before_it_leaves(project: Path) -> None:
+    """The console script leaves by os._exit (no interpreter teardown) once its streams are
+    flushed: a report still in stdout's buffer is written, or, when the reader has gone, the
+    run ends with a quiet exit 1. PYTHONUNBUFFERED is dropped so that stdout buffers, as in a hook."""
+    three_files(project)
+    env = {key: value for key, value in demo_env().items() if key != "PYTHONUNBUFFERED"}
+    command = [console_script(), "check", "--no-cache"]
+    done = subprocess.run(command, cwd=project, capture_output=True, env=env, timeout=60)
+    assert done.returncode == 1 and done.stdout.decode().splitlines()[:3] == [A_TL701, E_TL702, P_TL801]
+    process = subprocess.Popen(command, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    process.stdout.close()  # before the report is written: the flush at exit meets a closed pipe
+    stderr = process.stderr.read().decode()
+    assert (process.wait(timeout=60), stderr) == (1, "")
+
+
+def test_the_readme_pre_commit_snippet_names_this_release_and_its_hooks() -> None:
+    """The snippet's `rev` is the tag of this version (`v` + __version__), and its hook ids exist."""
+    import re
+
+    import yaml
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## pre-commit\n", 1)[1]
+    snippet = yaml.safe_load(section.split("```yaml\n", 1)[1].split("```", 1)[0])
+    repo = snippet["repos"][0]
+    assert repo["rev"] == f"v{__version__}"
+    hook_ids = {hook["id"] for hook in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
+    assert {hook["id"] for hook in repo["hooks"]} == hook_ids
+    assert re.search(rf"`rev: v{re.escape(__version__)}` is the tag of this release", " ".join(section.split()))
 
 
 def test_the_repository_hooks_use_the_documented_entries() -> None:

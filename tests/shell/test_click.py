@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -47,6 +48,25 @@ def test_a_typo_in_an_option_shows_the_subcommands_usage() -> None:
     assert result.exit_code == 2
     assert result.output.startswith("Usage: trainlint fix [OPTIONS] [PATHS]...")
     assert "No such option '--unsafe-fixs'. (Did you mean one of: " in result.output and "'--unsafe-fixes'" in result.output
+
+
+def test_only_the_invoked_command_is_built(project: Path) -> None:
+    """A one-file check pays for building `check` alone (issue 18's start-up budget); help lists them all."""
+    program = (
+        "import sys\n"
+        "from trainlint.cli import cli, main\n"
+        "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+        "print('BUILT ' + ' '.join(cli.commands))\n"
+    )
+
+    def built(*args: str) -> str:
+        process = subprocess.run([sys.executable, "-c", program, *args], cwd=project, capture_output=True, text=True, env=demo_env(), timeout=60)
+        return process.stdout.splitlines()[-1]
+
+    write(project, {"e.py": EVAL})
+    assert built("check", "--no-cache", "e.py") == "BUILT check"
+    assert built("rules") == "BUILT rules"
+    assert built("--help") == "BUILT check fix rule rules clean server completion"
 
 
 @pytest.mark.parametrize("shell, marker", [("bash", "complete -o nosort -F"), ("zsh", "#compdef trainlint"), ("fish", "complete --no-files --command trainlint")])
