@@ -41,6 +41,8 @@ COUNT_LIMIT = re.compile(r"^max_|_limit$|^limit$", re.IGNORECASE)  # ``max_image
 STEP_BUDGET = re.compile(r"^num_(training|iter|iters|iterations)$")  # an object that lives for that many steps
 STOP_FLAGS = frozenset({"should_stop", "stop_training"})
 NUMBER_METHODS = frozenset({"item", "__float__"})
+# Methods that copy a tensor without changing its shape: on a scalar loss their result is one value.
+SCALAR_COPIES = frozenset({"detach", "cpu", "numpy", "clone", "to"})
 ANNOTATED = {"float": "number", "int": "number", "torch.Tensor": "tensor", "Tensor": "tensor", "dict": "dict"}
 NUMBER_FUNCTIONS = frozenset({"float", "int", "round", "len", "abs"})
 
@@ -405,6 +407,9 @@ class UnboundedStepHistory(Rule):
             method = call.func.attr.value
             if method in NUMBER_METHODS:
                 return "number"
+            host = method in ("cpu", "numpy") or (method == "to" and _moves_to_cpu(call))
+            if host and self._copies_scalar_loss(call):
+                return "number"  # ``cost.detach().cpu().numpy()``: one value on the host, as ``cost.item()``
             if method == "cpu" or (method == "to" and _moves_to_cpu(call)):
                 return "CPU tensor"
             if method == "numpy":
@@ -414,6 +419,14 @@ class UnboundedStepHistory(Rule):
         if (self.facts.qualified_name(call.func) or "").startswith("torch."):
             return "device tensor"
         return "element"
+
+    def _copies_scalar_loss(self, call: cst.Call) -> bool:
+        """``cost.detach().cpu().numpy()`` where ``cost`` is a scalar loss: a 0-d copy, a number in all but type
+        (fixtures/TL402_unbounded_step_history/ok_host_copies_of_scalar_loss.py)."""
+        value: cst.BaseExpression = call
+        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in SCALAR_COPIES:
+            value = value.func.value
+        return value is not call and self.facts.fact(GraphValues).kind(value) is GraphKind.SCALAR
 
     # ----- fix ----------------------------------------------------------------------
 
