@@ -86,7 +86,7 @@ RUNNABLE_OK_CASES = [
 ]
 # Silent by design although they warn on the CPU: CUDA-or-CPU code, where torch.cuda.amp's fp32 fallback is intended.
 CUDA_OR_CPU_OK_CASES = frozenset(RUNNABLE_OK_CASES[-4:])
-RUNNABLE_OK_CASES += ["ok_autocast_in_gpu_branch", "ok_device_choices_cuda_or_cpu_sniff"]
+RUNNABLE_OK_CASES += ["ok_autocast_in_gpu_branch", "ok_device_choices_cuda_or_cpu_sniff", "ok_mps_only_compared_against"]
 
 
 def _amp_warnings(run) -> list:

@@ -9,6 +9,7 @@ import libcst as cst
 
 from trainlint.analysis import dotted
 from trainlint.analysis.devices import CudaOnlyRegions, DeviceKind, DeviceScopes, DevicesInUse
+from trainlint.analysis.names import PARAMETER, Names
 from trainlint.analysis.walk import walk
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Import, Rule
@@ -25,6 +26,12 @@ PIN_PROTOCOL_FUNCTION = re.compile(r"pin_memory")
 # fixtures/TL104_pin_memory_without_cuda/ok_loader_pinning_on_any_accelerator.py).
 ACCELERATOR_CHECK = "torch.accelerator."
 MAX_DEPTH = 8
+# A stream of an accelerator (`torch.cuda.Stream`, `torch.Stream`, `torch.xpu.Stream`): only CUDA and the
+# accelerators that can pin have one (diffusers' group offloading pins only when it copies on a stream:
+# fixtures/TL104_pin_memory_without_cuda/ok_pinning_for_stream_copies.py).
+STREAM_TYPE = re.compile(r"(^|\.)Stream$")
+# Calls followed up to a function's callers when deciding that pinning code runs only with a stream.
+MAX_CALLER_DEPTH = 2
 # Expressions a guarded `.pin_memory()` may evaluate twice, `x.pin_memory() if <on CUDA> else x`: no side effects.
 _PLAIN_REFERENCE = (cst.Name, cst.Attribute)
 # Parents under which a conditional expression needs no parentheses.
@@ -72,7 +79,12 @@ class PinMemoryWithoutCuda(Rule):
     `def pin_memory(self)`, which the DataLoader calls only where it pins);
     a DataLoader pinning under a `torch.accelerator` check (`if use_accel:`
     with `use_accel = torch.accelerator.is_available()`), which is meant for
-    any accelerator and leaves the choice to the DataLoader; and a DataLoader whose batches are already on the accelerator, which
+    any accelerator and leaves the choice to the DataLoader; pinning that
+    runs only where an accelerator stream exists (`if self.stream is not
+    None:`, after `if self.stream is None: return`, or in a helper every
+    same-module call of which is placed so; the stream made by
+    `torch.cuda.Stream()` or a parameter annotated `torch.Stream`), which a
+    machine without an accelerator never reaches; and a DataLoader whose batches are already on the accelerator, which
     TL101 pin-memory-device-tensors reports (one finding per loader: its fix
     makes the pinning conditional too).
 
@@ -157,7 +169,7 @@ class PinMemoryWithoutCuda(Rule):
 
     def _check_tensor_factory(self, node: cst.Call, pin: cst.BaseExpression) -> None:
         """``torch.empty(n, pin_memory=True)``: raises without CUDA."""
-        if not self._placement.is_provably_on(pin) or self._cuda_certain(node):
+        if not self._placement.is_provably_on(pin) or self._cuda_certain(node) or self._runs_only_with_stream(node):
             return
         self.report(node, TENSOR_MESSAGE, fix=self._switch_fix(pin))
 
@@ -165,7 +177,7 @@ class PinMemoryWithoutCuda(Rule):
         """``x.pin_memory()``: raises without CUDA."""
         if self.facts.qualified_name(node.func) is not None or self._implements_pinning(node):
             return
-        if self._cuda_certain(node):
+        if self._cuda_certain(node) or self._runs_only_with_stream(node):
             return
         self.report(node, METHOD_MESSAGE.format(code=self.facts.code(node).strip()), fix=self._method_fix(node))
 
@@ -208,6 +220,81 @@ class PinMemoryWithoutCuda(Rule):
                 if any(isinstance(v, cst.BaseExpression) and self._checks_accelerator(v, depth + 1) for v in values):
                     return True
         return False
+
+    def _runs_only_with_stream(self, node: cst.CSTNode, depth: int = 0) -> bool:
+        """``node`` runs only where an accelerator stream exists, which no machine without one has.
+
+        That is: under ``if stream is not None:`` (or ``if stream:``), in the ``else`` of
+        ``if stream is None:``, after ``if stream is None: return`` in an enclosing block, or in a
+        function every same-module call of which is placed so. A stream is a value made by a
+        ``*.Stream(...)`` call or a parameter annotated with a ``Stream`` type, read directly or
+        through ``self.stream``.
+        """
+        child = node
+        for ancestor in self.facts.ancestors(node):
+            if isinstance(ancestor, (cst.If, cst.IfExp)):
+                tested = self._stream_test(ancestor.test)
+                if (tested is True and child is ancestor.body) or (tested is False and child is ancestor.orelse):
+                    return True
+            if isinstance(ancestor, (cst.IndentedBlock, cst.Module)) and child in ancestor.body:
+                if any(self._leaves_without_stream(s) for s in ancestor.body[: ancestor.body.index(child)]):
+                    return True
+            if isinstance(ancestor, cst.FunctionDef):
+                return depth < MAX_CALLER_DEPTH and self._every_caller_has_stream(ancestor, depth)
+            child = ancestor
+        return False
+
+    def _every_caller_has_stream(self, function: cst.FunctionDef, depth: int) -> bool:
+        names = self.facts.fact(Names)
+        callers = [c for c in self.facts.nodes(cst.Call) if function in names.callees(c)]
+        return bool(callers) and all(self._runs_only_with_stream(c, depth + 1) for c in callers)
+
+    def _leaves_without_stream(self, statement: cst.CSTNode) -> bool:
+        """``if stream is None: return ...`` (or ``raise``)."""
+        if not isinstance(statement, cst.If) or statement.orelse is not None or self._stream_test(statement.test) is not False:
+            return False
+        last = statement.body.body[-1] if statement.body.body else None
+        if isinstance(last, cst.SimpleStatementLine):
+            last = last.body[-1] if last.body else None
+        return isinstance(last, (cst.Return, cst.Raise))
+
+    def _stream_test(self, test: cst.BaseExpression) -> Optional[bool]:
+        """True for ``stream is not None`` / ``stream``, False for ``stream is None`` / ``not stream``, else None."""
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            inner = self._stream_test(test.expression)
+            return None if inner is None else not inner
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+            target = test.comparisons[0]
+            if isinstance(target.comparator, cst.Name) and target.comparator.value == "None":
+                if isinstance(target.operator, (cst.IsNot, cst.Is)) and self._is_stream(test.left):
+                    return isinstance(target.operator, cst.IsNot)
+            return None
+        return True if self._is_stream(test) else None
+
+    def _is_stream(self, expression: cst.BaseExpression, depth: int = 0) -> bool:
+        if not isinstance(expression, (cst.Name, cst.Attribute)) or depth > MAX_DEPTH:
+            return False
+        names = self.facts.fact(Names)
+        for binding in names.reaching(expression):
+            if binding.kind == PARAMETER and isinstance(binding.node, cst.Param):
+                annotation = binding.node.annotation
+                if annotation is not None and any(
+                    STREAM_TYPE.search(dotted(n) or "") for n in walk(annotation.annotation) if isinstance(n, cst.Attribute)
+                ):
+                    return True
+            if self._makes_stream(names.bound_value(binding), depth):
+                return True
+        return False
+
+    def _makes_stream(self, value: Optional[cst.BaseExpression], depth: int) -> bool:
+        """``torch.cuda.Stream()``, ``<that> if <test> else None``, or a name holding a stream."""
+        if isinstance(value, cst.IfExp):
+            branches = (value.body, value.orelse)
+            none = [b for b in branches if isinstance(b, cst.Name) and b.value == "None"]
+            return len(none) == 1 and all(self._makes_stream(b, depth) for b in branches if b not in none)
+        if isinstance(value, cst.Call):
+            return bool(STREAM_TYPE.search(dotted(value.func) or ""))
+        return isinstance(value, (cst.Name, cst.Attribute)) and self._is_stream(value, depth + 1)
 
     def _implements_pinning(self, node: cst.CSTNode) -> bool:
         """Inside a function named like ``pin_memory``: the DataLoader's pinning protocol, called only where it pins."""

@@ -41,6 +41,8 @@ COUNT_LIMIT = re.compile(r"^max_|_limit$|^limit$", re.IGNORECASE)  # ``max_image
 STEP_BUDGET = re.compile(r"^num_(training|iter|iters|iterations)$")  # an object that lives for that many steps
 STOP_FLAGS = frozenset({"should_stop", "stop_training"})
 NUMBER_METHODS = frozenset({"item", "__float__"})
+# Methods that copy a tensor without changing its shape: on a scalar loss their result is one value.
+SCALAR_COPIES = frozenset({"detach", "cpu", "numpy", "clone", "to"})
 ANNOTATED = {"float": "number", "int": "number", "torch.Tensor": "tensor", "Tensor": "tensor", "dict": "dict"}
 NUMBER_FUNCTIONS = frozenset({"float", "int", "round", "len", "abs"})
 
@@ -96,7 +98,9 @@ class UnboundedStepHistory(Rule):
     buffers rebuilt on refill, callbacks that stop after a fixed number of
     steps (`if self.step >= self.num_training: return`), functions that count
     their own runs against a cap (`if self.count >= self.max_images: return`
-    ... `self.count += 1`), objects that store their own step budget
+    ... `self.count += 1`), appends under `if t == 0:` or
+    `if epoch == num_epochs - 1:` (a loop's counter equal to a value: once
+    per run of that loop, where `if step % 10 == 0:` is still per step), objects that store their own step budget
     (`self.num_training`, an LR finder run by a tuner), histories appended
     per epoch, two-level histories (`self.h[epoch] = []`), and attributes
     this module only appends to in a class that inherits from a class of
@@ -293,7 +297,7 @@ class UnboundedStepHistory(Rule):
         function = enclosing_function(self.facts, call)
         if function is not None and (function.name.value == "__init__" or _stops_at_step_limit(function)):
             return False
-        if self._has_step_budget(call):
+        if self._has_step_budget(call) or self._once_per_loop(call):
             return False
         in_step_function = self.facts.fact(StepMethods).step_function_of(call) is not None
         return in_step_function or self.facts.fact(TrainingLoops).in_training_loop(call)
@@ -312,7 +316,11 @@ class UnboundedStepHistory(Rule):
         """Appends of detached tensors or dicts, per step, to a local list bound once before the epoch loop around them."""
         loops_of = {call: self._loops_around(call) for call in history.appends}
         training = self.facts.fact(TrainingLoops)
-        candidates = [(c, loops) for c, loops in loops_of.items() if len(loops) >= 2 and training.in_training_loop(c)]
+        candidates = [
+            (c, loops)
+            for c, loops in loops_of.items()
+            if len(loops) >= 2 and training.in_training_loop(c) and not self._once_per_loop(c)
+        ]
         if not candidates:
             return []
         graph = self.facts.fact(GraphValues)
@@ -328,6 +336,33 @@ class UnboundedStepHistory(Rule):
         if growing:
             history.inits = [init.value]  # type: ignore[list-item]
         return growing
+
+    def _once_per_loop(self, call: cst.Call) -> bool:
+        """Under ``if t == 0:`` (or ``epoch == num_epochs - 1``), ``t`` counting a loop around: one append per
+        run of that loop, not one per step (fixtures/TL402_unbounded_step_history/ok_append_on_first_step.py)."""
+        child: cst.CSTNode = call
+        for ancestor in self.facts.ancestors(call):
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return False
+            if isinstance(ancestor, cst.If) and child is ancestor.body and self._tests_one_iteration(ancestor):
+                return True
+            child = ancestor
+        return False
+
+    def _tests_one_iteration(self, statement: cst.If) -> bool:
+        """``<counter> == <value>``: the counter of a ``for`` around ``statement``, the value free of counters and calls."""
+        test = statement.test
+        if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+            return False
+        if not isinstance(test.comparisons[0].operator, cst.Equal):
+            return False
+        counters = {c.value for loop in self._loops_around(statement) if isinstance(loop, cst.For) for c in _counters(loop)}
+        sides = (test.left, test.comparisons[0].comparator)
+        for side, other in (sides, sides[::-1]):
+            if isinstance(side, cst.Name) and side.value in counters:
+                reads = [n for n in walk(other) if isinstance(n, (cst.Name, cst.Call))]
+                return not any(isinstance(n, cst.Call) or n.value in counters for n in reads)
+        return False
 
     def _loops_around(self, node: cst.CSTNode) -> List[cst.CSTNode]:
         """The ``for``/``while`` loops around ``node`` in its own function, innermost first."""
@@ -405,6 +440,9 @@ class UnboundedStepHistory(Rule):
             method = call.func.attr.value
             if method in NUMBER_METHODS:
                 return "number"
+            host = method in ("cpu", "numpy") or (method == "to" and _moves_to_cpu(call))
+            if host and self._copies_scalar_loss(call):
+                return "number"  # ``cost.detach().cpu().numpy()``: one value on the host, as ``cost.item()``
             if method == "cpu" or (method == "to" and _moves_to_cpu(call)):
                 return "CPU tensor"
             if method == "numpy":
@@ -414,6 +452,14 @@ class UnboundedStepHistory(Rule):
         if (self.facts.qualified_name(call.func) or "").startswith("torch."):
             return "device tensor"
         return "element"
+
+    def _copies_scalar_loss(self, call: cst.Call) -> bool:
+        """``cost.detach().cpu().numpy()`` where ``cost`` is a scalar loss: a 0-d copy, a number in all but type
+        (fixtures/TL402_unbounded_step_history/ok_host_copies_of_scalar_loss.py)."""
+        value: cst.BaseExpression = call
+        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in SCALAR_COPIES:
+            value = value.func.value
+        return value is not call and self.facts.fact(GraphValues).kind(value) is GraphKind.SCALAR
 
     # ----- fix ----------------------------------------------------------------------
 
@@ -538,6 +584,18 @@ class UnboundedStepHistory(Rule):
         """Returned or placed in a literal (``{"norms": self.norms}``): export a list, as the original did."""
         parent = self.facts.parent(use)
         return isinstance(parent, (cst.Return, cst.Element, cst.DictElement)) and getattr(parent, "value", None) is use
+
+
+def _counters(loop: cst.For) -> List[cst.Name]:
+    """What a ``for`` counts: ``t`` in ``for t in range(n)``, ``i`` in ``for i, batch in enumerate(loader)``."""
+    iterator = dotted(loop.iter.func) if isinstance(loop.iter, cst.Call) else None
+    target = loop.target
+    if iterator == "range" and isinstance(target, cst.Name):
+        return [target]
+    if iterator == "enumerate" and isinstance(target, cst.Tuple) and target.elements:
+        first = target.elements[0].value
+        return [first] if isinstance(first, cst.Name) else []
+    return []
 
 
 def _is_self(node: cst.BaseExpression) -> bool:

@@ -431,7 +431,11 @@ class DevicesInUse:
         """
         lattice = self.facts.fact(DeviceLattice)
         found: Set[Device] = {Device.MPS} if self.mentions_mps else set()
-        found.update(Device.OTHER_ACCELERATOR for s in self._scan.strings if OTHER_ACCELERATOR_DEVICE.match(string_value(s) or ""))
+        found.update(
+            Device.OTHER_ACCELERATOR
+            for s in self._scan.strings
+            if OTHER_ACCELERATOR_DEVICE.match(string_value(s) or "") and not self._compared_against(s)
+        )
         for target, values in self._scan.assignments.items():
             if _names_device_variable(target):
                 found |= lattice.assigned_devices(target, values)
@@ -464,8 +468,20 @@ class DevicesInUse:
         return frozenset(found)
 
     def _names_mps(self, literal: cst.SimpleString) -> bool:
+        """``"mps"`` chosen as a device, or an option offering it; not ``"mps"`` compared against, which tests
+        for it (``device.type if device.type != "mps" else "cpu"`` in code given only CUDA or the CPU:
+        fixtures/TL201_cuda_amp_on_other_device/ok_mps_only_compared_against.py)."""
         value = string_value(literal) or ""
+        if self._compared_against(literal):
+            return False
         return bool(MPS_DEVICE.match(value)) or (self._in_device_option(literal) and bool(MPS_WORD.search(value)))
+
+    def _compared_against(self, literal: cst.SimpleString) -> bool:
+        """``literal`` is an operand of a comparison (``x == "mps"``, ``"mps" in str(x)``, ``x in ("mps", "xpu")``)."""
+        node, parent = literal, self.facts.parent(literal)
+        while isinstance(parent, (cst.Element, cst.Tuple, cst.List, cst.Set)):
+            node, parent = parent, self.facts.parent(parent)
+        return isinstance(parent, (cst.Comparison, cst.ComparisonTarget))
 
     def _passes_device_setting(self, argument: cst.Arg) -> bool:
         """``Trainer(device="cpu")``: a device keyword to a call that is not a tensor placement."""

@@ -392,12 +392,34 @@ class GraphValues:
         certain calls mark first, the ambiguous ones are read with those marks
         (never with their own), and the kinds read meanwhile are forgotten.
         """
-        calls = self._index.backward_calls
+        calls = [(call, loss) for call, loss in self._index.backward_calls if not self._calls_own_backward(call)]
         self._marks = self._backward_marks([(call, loss) for call, loss in calls if _gradient(call, loss) is None])
         differentiated = [(call, self._differentiated_value(call, loss)) for call, loss in calls]
         self._marks = self._backward_marks(differentiated)
         self._kinds.clear()
         return differentiated
+
+    def _calls_own_backward(self, call: cst.Call) -> bool:
+        """``model.backward(x, a_1, a_2, y)`` on an instance of a same-module class that defines ``backward``
+        (a from-scratch model computing its own gradients): that method runs, not autograd
+        (fixtures/TL401_undetached_loss_accumulation/ok_from_scratch_model_own_backward.py)."""
+        if not isinstance(call.func, cst.Attribute):
+            return False
+        names = self.facts.fact(Names)
+        return any(names.method(c, "backward") is not None for c in self._receiver_classes(call.func.value, names))
+
+    def _receiver_classes(self, receiver: cst.BaseExpression, names: Names) -> List[cst.ClassDef]:
+        """Same-module classes ``receiver`` may be an instance of, following a parameter to its call sites."""
+        classes = names.instance_classes(receiver)
+        binding = self.reaching_binding(receiver) if isinstance(receiver, cst.Name) else None
+        if binding is None or binding.how != "parameter" or not isinstance(binding.statement, cst.FunctionDef):
+            return classes
+        function, parameter = binding.statement, binding.anchor
+        for site in self._index.calls_by_name.get(function.name.value, ()):
+            argument = names.argument_for(site, function, parameter) if isinstance(parameter, cst.Param) else None
+            if argument is not None:
+                classes += names.instance_classes(argument)
+        return classes
 
     def _differentiated_value(self, call: cst.Call, loss: cst.BaseExpression) -> cst.BaseExpression:
         """What ``call`` differentiates: ``loss`` as read syntactically, or ``arg`` for an engine's ``loss.backward(arg)``.
