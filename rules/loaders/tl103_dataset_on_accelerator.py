@@ -33,6 +33,9 @@ ROW_LIMITING = frozenset({"head", "tail", "sample", "nlargest", "nsmallest"})
 # TensorFlow: building a pipeline from in-memory arrays makes one constant of all of them, on the GPU by default.
 TF_PIPELINES = frozenset({"tensorflow.data.Dataset.from_tensor_slices", "tensorflow.data.Dataset.from_tensors"})
 TF_DEVICE = frozenset({"tensorflow.device"})
+# TensorFlow/Keras code reads big arrays from `.npy`/`.npz` files and HDF5; a CSV or text table handed to `fit` is
+# tabular data of a few hundred rows (iris, auto-mpg: docs/precision-audit.md), whose copy on the GPU costs nothing.
+TF_ARRAY_FILE_READERS = frozenset({"numpy.load", "h5py.File"})
 CPU_DEVICE = re.compile(r"^/?(device:)?cpu(:\d+)?$", re.IGNORECASE)
 # Keras ``fit`` arguments that the data-set fix folds into the pipeline, and those it cannot express.
 FIT_DATA_ARGUMENTS = frozenset({"x", "y", "batch_size", "shuffle"})
@@ -83,8 +86,10 @@ class DatasetOnAccelerator(Rule):
     mini-batches: handed to a `DataLoader` (directly, in a `TensorDataset`
     or a same-module Dataset class) or sliced batch by batch in a loop.
     TensorFlow/Keras: `tf.data.Dataset.from_tensor_slices(arrays)` or a
-    compiled Keras model's `fit(x=arrays)` over such arrays, outside a
-    `with tf.device("/CPU:0"):` block.
+    compiled Keras model's `fit(x=arrays)` over arrays read whole from
+    `.npy`/`.npz` files (`np.load`) or HDF5, outside a
+    `with tf.device("/CPU:0"):` block; a CSV or text table handed to Keras
+    is tabular data of a few hundred rows, and is left alone.
 
     Silent for tensors made in code (`torch.randn`, synthetic data), data
     moved one batch at a time, data trained full-batch (one forward over
@@ -358,7 +363,7 @@ class DatasetOnAccelerator(Rule):
         else:
             return
         read = self._whole_read(data, 0) if data is not None else None
-        if read is None or self._under_cpu_scope(call):
+        if read is None or self.facts.qualified_name(read.call.func) not in TF_ARRAY_FILE_READERS or self._under_cpu_scope(call):
             return
         message = (
             f"the whole data set{_file_named(read.call)} (read by `{_short(self.facts.code(read.call))}`) becomes one tensor on the GPU: {how} "
