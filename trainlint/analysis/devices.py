@@ -1130,8 +1130,9 @@ OTHER_ACCELERATOR_DEVICE = re.compile(r"^(xpu|npu|hpu|xla|mlu|musa)(:\d+)?$")
 LAUNCHER_CLASSES = frozenset({"accelerate.Accelerator", "lightning.Fabric", "lightning.fabric.Fabric", "lightning_fabric.Fabric"})
 # Untyped owners whose `.device` is a launcher's choice: `accelerator.device` in a function given the accelerator.
 LAUNCHER_NAMES = frozenset({"accelerator", "fabric"})  # fixtures/TL201.../bad_accelerator_device.py
-# Queries whose answer is whichever accelerator the machine has.
-ACCELERATOR_QUERIES = frozenset({"torch.accelerator.current_accelerator", "torch._C._get_accelerator"})
+# Queries whose answer is whichever accelerator the machine has: `current_accelerator()` returns None (never the
+# CPU) on a machine without one (fixtures/TL104.../ok_loader_on_current_accelerator.py); the private query gives the CPU.
+ACCELERATOR_QUERIES = {"torch.accelerator.current_accelerator": frozenset({Device.ACCELERATOR}), "torch._C._get_accelerator": frozenset({Device.ACCELERATOR, Device.CPU})}
 
 
 def device_of_literal(text: str) -> Device:
@@ -1201,7 +1202,7 @@ class DeviceLattice:
         if name == "torch.device" or dotted(call.func) == "str":
             return self._devices(call.args[0].value, seen) if call.args else ANY_DEVICE
         if name in ACCELERATOR_QUERIES:
-            return frozenset({Device.ACCELERATOR, Device.CPU})
+            return ACCELERATOR_QUERIES[name]
         helper = call.func.value if isinstance(call.func, cst.Name) else None
         if isinstance(call.func, cst.Attribute) and dotted(call.func.value) in ("self", "cls"):
             helper = call.func.attr.value
