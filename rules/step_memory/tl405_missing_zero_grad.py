@@ -23,6 +23,8 @@ CLEARING_NAME = re.compile(r"(zero|clear|reset)_?grad|grads?_(zero|clear|reset)"
 GRADIENT_CLEARING_METHODS = frozenset({"zero_", "detach_", "fill_", "mul_"})
 PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})
 DISTRIBUTED_AUTOGRAD = "torch.distributed.autograd."
+# `with accelerator.accumulate(model):` (fixtures/TL405_missing_zero_grad/bad_accelerate_accumulate.py).
+ACCUMULATE = "accumulate"
 TORCH_OPTIMIZERS = "torch.optim."
 NOT_OPTIMIZERS = ("torch.optim.lr_scheduler.", "torch.optim.swa_utils.")
 
@@ -54,11 +56,20 @@ class MissingZeroGrad(Rule):
     Deliberately silent: gradient accumulation that clears every N steps
     (any clearing in the loop counts, however rare); `torch.distributed.autograd`
     (gradients live in a per-iteration context); frameworks that clear for
-    you: Lightning's `training_step` (no loop of yours), loops under
-    `accelerator.accumulate(...)`, DeepSpeed engines (`engine.backward(loss)`
-    and `engine.step()`, which zeroes the gradients itself); an optimizer
-    built in the iteration over tensors built in it (a latent cloned into a
-    new leaf at each denoising step): they have no earlier gradient.
+    you: Lightning's `training_step` (no loop of yours), DeepSpeed engines
+    (`engine.backward(loss)` and `engine.step()`, which zeroes the gradients
+    itself); an optimizer built in the iteration over tensors built in it
+    (a latent cloned into a new leaf at each denoising step): they have no
+    earlier gradient.
+
+    Accelerate's `accelerator.accumulate(model)` is no such framework: it
+    only decides whether gradients are synchronised, and its prepared
+    optimizer skips `step()` and `zero_grad()` between synchronising
+    steps. Clearing is still the loop's job (`optimizer.zero_grad()` in
+    the block, as Accelerate's own examples do), so a loop under it that
+    never clears is reported. (Only a DeepSpeed configuration, chosen
+    outside the script, would clear in its engine; the same script runs
+    without one.)
 
     ## Why is this bad
     `backward()` adds to `.grad`; it does not overwrite it. Without clearing,
@@ -85,7 +96,11 @@ class MissingZeroGrad(Rule):
 
     ## Fix safety
     The fix inserts `<optimizer>.zero_grad(set_to_none=True)` before the
-    `backward()` whose gradients that optimizer applies. It is unsafe: it
+    `backward()` whose gradients that optimizer applies; under
+    `accelerator.accumulate(...)`, after the optimizer's step instead:
+    there the clearing runs only on synchronising steps, and before the
+    backward it would drop the gradients of the window's earlier batches.
+    It is unsafe: it
     changes what training computes, which is the point, and a loop that
     meant to accumulate gradients over a whole run (rare, but possible)
     would now clear them. No fix is offered when the backward runs in
@@ -146,13 +161,11 @@ class MissingZeroGrad(Rule):
         return (self.facts.qualified_name(expression) or "").startswith(DISTRIBUTED_AUTOGRAD)
 
     def _framework_clears(self, loops: Loops, loop: Loop, calls: List[cst.Call], backwards: List[cst.Call]) -> bool:
-        """Gradients managed by something else: a distributed autograd context, Accelerate's accumulate, an engine."""
+        """Gradients managed by something else: a distributed autograd context, or an engine that steps and clears."""
         contexts = [item.item for w in loops.nodes_in(loop, cst.With) for item in w.items]  # type: ignore[attr-defined]
         contexts += [item.item for a in self.facts.ancestors(loop) if isinstance(a, cst.With) for item in a.items]
-        for context in contexts:
-            func = context.func if isinstance(context, cst.Call) else context
-            if self._is_distributed(func) or (isinstance(func, cst.Attribute) and func.attr.value == "accumulate"):
-                return True
+        if any(self._is_distributed(context.func if isinstance(context, cst.Call) else context) for context in contexts):
+            return True
         return bool(_engines(backwards) & {dotted(c.func.value) for c in calls if _method(c) == "step"})  # type: ignore[attr-defined]
 
     def _clears_every_parameter(self, loops: Loops, loop: Loop, calls: List[cst.Call]) -> bool:
@@ -263,16 +276,32 @@ class MissingZeroGrad(Rule):
         return [c for c in self.facts.nodes(cst.Call) if _method(c) == "zero_grad" and graph.contains(scope, c)]
 
     def _fix(self, stepped: Stepped, backwards: List[cst.Call]) -> Optional[CstFix]:
+        clearing = f"{self.facts.code(stepped.optimizer)}.zero_grad(set_to_none=True)"
+        inserted = cst.parse_statement(f"{clearing}\n")
+        if self._under_accumulate(stepped.step):
+            line = _statement_of(self.facts, stepped.step)
+            if line is None:
+                return None
+            return CstFix(
+                message=f"Insert `{clearing}` after `{self.facts.code(stepped.step)}`",
+                applicability=Applicability.UNSAFE,
+                replacements={line: cst.FlattenSentinel([line, inserted])},
+            )
         backward = self._backward_before(stepped, backwards)
         line = _statement_of(self.facts, backward) if backward is not None else None
         if line is None:
             return None
-        clearing = f"{self.facts.code(stepped.optimizer)}.zero_grad(set_to_none=True)"
-        inserted = cst.parse_statement(f"{clearing}\n").with_changes(leading_lines=line.leading_lines)
         return CstFix(
             message=f"Insert `{clearing}` before `{self.facts.code(backward)}`",
             applicability=Applicability.UNSAFE,
-            replacements={line: cst.FlattenSentinel([inserted, line.with_changes(leading_lines=())])},
+            replacements={line: cst.FlattenSentinel([inserted.with_changes(leading_lines=line.leading_lines), line.with_changes(leading_lines=())])},
+        )
+
+    def _under_accumulate(self, step: cst.Call) -> bool:
+        """The step runs in ``with accelerator.accumulate(...):``, whose optimizer clears only on synchronising steps."""
+        return any(
+            isinstance(a, cst.With) and any(_method(item.item) == ACCUMULATE for item in a.items)
+            for a in self.facts.ancestors(step)
         )
 
     def _backward_before(self, stepped: Stepped, backwards: List[cst.Call]) -> Optional[cst.Call]:
