@@ -291,10 +291,11 @@ class MissingZeroGrad(Rule):
         line = _statement_of(self.facts, backward) if backward is not None else None
         if line is None:
             return None
+        before = inserted.with_changes(leading_lines=line.leading_lines)
         return CstFix(
             message=f"Insert `{clearing}` before `{self.facts.code(backward)}`",
             applicability=Applicability.UNSAFE,
-            replacements={line: cst.FlattenSentinel([inserted.with_changes(leading_lines=line.leading_lines), line.with_changes(leading_lines=())])},
+            replacements={line: cst.FlattenSentinel([before, line.with_changes(leading_lines=())])},
         )
 
     def _under_accumulate(self, step: cst.Call) -> bool:

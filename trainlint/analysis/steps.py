@@ -193,7 +193,7 @@ class Loops:
         index = self._index.get(kinds)
         if index is None:
             index = self._index[kinds] = _Index({}, {}, {}, {})
-            for node in self.facts.nodes(*kinds):
+            for node in self.facts.nodes(*kinds) if self.loops else ():
                 in_definition = in_nested_loop = False
                 for ancestor in self.facts.ancestors(node):
                     loop = self._loop_of_body.get(ancestor)
