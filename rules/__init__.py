@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, NamedTuple, Optional, Pattern, Tuple, Union
 
+from trainlint.step_words import HELD_OUT_SPLITS, SPLIT_LOADER_PREFIXES, SPLIT_LOADER_SUFFIXES
+
 
 class RuleEntry(NamedTuple):
     code: str
@@ -42,11 +44,11 @@ _PER_STEP_CODE = re.compile(
     r"|" + _OPTIMIZER_STEP
 )
 
+# A loader of held-out data named in the text, in the words trainlint.analysis.steps matches whole names with.
 _HELD_OUT_LOADER = re.compile(
-    r"(?i)\b(?:val|valid|validation|test|eval|dev)_?"
-    r"(?:loader|dl|dataloader|data_loader|iter|iterator|batches|ds|dataset|data|set)s?\b"
-    r"|(?:loader|dataloader|dl)_?(?:val|valid|validation|test|eval|dev)\b"
-    r"|\[\s*[\"'](?:val|valid|validation|test|eval|dev)[\"']\s*\]"
+    rf"(?i)\b(?:{HELD_OUT_SPLITS})_?(?:{SPLIT_LOADER_SUFFIXES})s?\b"
+    rf"|(?:{SPLIT_LOADER_PREFIXES})_?(?:{HELD_OUT_SPLITS})\b"
+    rf"|\[\s*[\"'](?:{HELD_OUT_SPLITS})[\"']\s*\]"
 )
 
 
@@ -126,7 +128,7 @@ RULES: Tuple[RuleEntry, ...] = (
         ((re.compile(r"OutOfMemoryError|(?i:out of memory)|\bOOM\b"), _PER_STEP_CODE),),
         lambda module: module.trains and module.handles_errors,
     ),
-    # a model put in eval mode, or a loop over a held-out loader (as trainlint.analysis.regions names them)
+    # a model put in eval mode, or a loop over a held-out loader (trainlint.analysis.steps.EvaluationLoops)
     RuleEntry(
         "TL404", "eval-without-no-grad", "step_memory.tl404_eval_without_no_grad", "EvalWithoutNoGrad",
         (".eval(", ".train(False", (_HELD_OUT_LOADER,)),

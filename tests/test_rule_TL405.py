@@ -42,7 +42,7 @@ def fixed(text: str) -> str:
             "if True:",
             None,  # the distributed backward alone still keeps it silent
         ),
-        ("ok_accelerate_accumulate.py", "with accelerator.accumulate(model):", "if True:", "optimizer.step()"),
+        ("ok_accelerate_accumulate.py", "                optimizer.zero_grad()\n", "", "optimizer.step()"),
         ("ok_deepspeed_engine.py", "model_engine.step()", "optimizer.step()", "optimizer.step()"),
         ("ok_gan_each_network_cleared.py", "            netG.zero_grad()\n", "", "optimizerG.step()"),
         ("ok_gan_each_network_cleared.py", "            netD.zero_grad()\n", "", "optimizerD.step()"),

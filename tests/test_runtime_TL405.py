@@ -8,10 +8,16 @@ names is the sum of the k steps' own gradients: it carries every earlier
 step's, so it grows with every step. In the auto-fixed snapshot every
 optimizer applies its own step's gradient only, and the fixed script trains
 exactly like ``reference_trainer`` (same per-step losses).
+
+The Accelerate fixture accumulates gradients over two batches per step (a
+step's own gradient is then its window's) and runs against
+``tests/accelerate_stand_in.py``, Accelerate not being installed here; its
+fixed script trains like ``reference_trainer`` with the same accumulation.
 """
 
 from __future__ import annotations
 
+import contextlib
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Dict, Iterator, List, Tuple
@@ -22,6 +28,7 @@ torch = pytest.importorskip("torch")
 
 from torch.optim.optimizer import register_optimizer_step_pre_hook  # noqa: E402
 
+from tests.accelerate_stand_in import accelerate_stand_in  # noqa: E402
 from tests.runtime_harness import assert_trains_like_reference, run_fixture  # noqa: E402
 
 pytestmark = pytest.mark.runtime
@@ -36,7 +43,10 @@ TASKS: Dict[str, str] = {
     "bad_trainer_step_method": "text",
     "bad_scaler_step": "lstm",
     "bad_probe_never_cleared": "lstm",
+    "bad_accelerate_accumulate": "lstm",
 }
+# fixture -> batches whose gradients one optimizer step applies (1 where not listed)
+ACCUMULATION: Dict[str, int] = {"bad_accelerate_accumulate": 2}
 
 Step = Tuple[torch.Tensor, torch.Tensor]  # (gradient applied by the step, the step's own backward contribution)
 
@@ -79,9 +89,16 @@ def optimizer_steps() -> Iterator[Dict[int, List[Step]]]:
         handle.remove()
 
 
-def run_observed(path: Path) -> Tuple[List[List[Step]], List[float]]:
-    with optimizer_steps() as steps:
-        run = run_fixture(path, seed=0, max_steps=STEPS)
+def batches(case: str) -> Dict[str, int]:
+    """The run's length in batches for ``STEPS`` optimizer steps, and its accumulation where it has one."""
+    accumulation = ACCUMULATION.get(case)
+    return {"max_steps": STEPS * accumulation, "accumulation_steps": accumulation} if accumulation else {"max_steps": STEPS}
+
+
+def run_observed(case: str, path: Path) -> Tuple[List[List[Step]], List[float]]:
+    libraries = accelerate_stand_in() if case in ACCUMULATION else contextlib.nullcontext()
+    with libraries, optimizer_steps() as steps:
+        run = run_fixture(path, seed=0, **batches(case))
     return list(steps.values()), run.losses
 
 
@@ -99,7 +116,7 @@ def carries_earlier_steps(steps: List[Step]) -> bool:
 
 @pytest.mark.parametrize("case", sorted(TASKS))
 def test_bad_fixture_applies_gradients_summed_over_every_step(case: str) -> None:
-    per_optimizer, _ = run_observed(FIXTURES / f"{case}.py")
+    per_optimizer, _ = run_observed(case, FIXTURES / f"{case}.py")
     assert all(len(steps) == STEPS for steps in per_optimizer)
     accumulating = [steps for steps in per_optimizer if carries_earlier_steps(steps)]
     assert len(accumulating) == 1  # the optimizer the finding names; a cleared one (the probe's model) does not
@@ -109,8 +126,8 @@ def test_bad_fixture_applies_gradients_summed_over_every_step(case: str) -> None
 
 @pytest.mark.parametrize("case", sorted(TASKS))
 def test_fixed_fixture_applies_each_steps_own_gradient_and_trains_like_reference(case: str) -> None:
-    per_optimizer, losses = run_observed(FIXTURES / f"{case}.fixed.py")
+    per_optimizer, losses = run_observed(case, FIXTURES / f"{case}.fixed.py")
     for steps in per_optimizer:
         assert len(steps) == STEPS
         assert all(torch.equal(applied, own) for applied, own in steps)
-    assert_trains_like_reference(losses, TASKS[case], seed=0, max_steps=STEPS)
+    assert_trains_like_reference(losses, TASKS[case], seed=0, **batches(case))

@@ -1,4 +1,4 @@
-"""The names that make code a training step, in one place.
+"""The names that make code a training step, or an evaluation, in one place.
 
 Both the analyses on LibCST's tree (``trainlint.analysis.calls`` and
 ``steps``) and the structural pre-screen on CPython's tree
@@ -19,3 +19,13 @@ OPTIMIZER_NAME = re.compile(r"(optim|opt$|optimizer|scaler)", re.IGNORECASE)
 # ``on_train_batch_end``. Not a helper that merely names steps (``prepare_extra_step_kwargs``, ``get_step_size``):
 # diffusers' pipelines define the first in 135 files, none of them training.
 STEP_HOOK_NAME = re.compile(r"(^|_)step(_(end|begin|start))?$|^on_\w*batch\w*$")
+
+# Splits of held-out data, and the names of their loaders: `val_loader`, `valid_dl`, `testloader`, `loader_val`,
+# `self.val_dataloader()`, `loaders["val"]`. The analyses match a whole name; the registry's trigger finds one in text.
+HELD_OUT_SPLITS = r"val|valid|validation|test|eval|dev"
+SPLIT_LOADER_SUFFIXES = r"loader|dl|dataloader|data_loader|iter|iterator|batches|ds|dataset|data|set"
+SPLIT_LOADER_PREFIXES = r"loader|dataloader|dl"
+HELD_OUT_SPLIT = re.compile(rf"^({HELD_OUT_SPLITS})$", re.IGNORECASE)
+HELD_OUT_LOADER_NAME = re.compile(
+    rf"^({HELD_OUT_SPLITS})_?({SPLIT_LOADER_SUFFIXES})s?$|^({SPLIT_LOADER_PREFIXES})_?({HELD_OUT_SPLITS})$", re.IGNORECASE
+)

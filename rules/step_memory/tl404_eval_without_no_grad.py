@@ -10,7 +10,7 @@ import libcst as cst
 from trainlint.analysis import dotted
 from trainlint.analysis.grad_mode import GradMode
 from trainlint.analysis.graph_values import GraphValues, is_store_target
-from trainlint.analysis.regions import COMPREHENSIONS, Comprehension, EvaluationLoop, EvaluationLoops, Loop, iteration_nodes
+from trainlint.analysis.steps import COMPREHENSIONS, Comprehension, EvaluationLoop, EvaluationLoops, Loop, Loops
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Import, Rule
 
@@ -114,7 +114,8 @@ class EvalWithoutNoGrad(Rule):
 
     def _needs_gradients(self, loop: Union[Loop, Comprehension]) -> bool:
         """Autograd in an iteration, or an explicit ``enable_grad``: the evaluation differentiates something."""
-        for call in iteration_nodes(self.facts, loop, cst.Call):
+        loops = self.facts.fact(Loops)
+        for call in loops.iteration_nodes(loop, cst.Call):
             qualified = self.facts.qualified_name(call.func) or ""  # type: ignore[attr-defined]
             name = dotted(call.func) or ""  # type: ignore[attr-defined]
             if qualified in AUTOGRAD_FUNCTIONS or qualified.startswith(AUTOGRAD_MODULES) or qualified in GRAD_ON:
@@ -123,7 +124,7 @@ class EvalWithoutNoGrad(Rule):
                 return True
             if name.rsplit(".", 1)[-1] in GRADIENT_METHODS or any(ATTACK_NAME.search(part) for part in name.split(".")):
                 return True
-        if any(a.attr.value == "grad" for a in iteration_nodes(self.facts, loop, cst.Attribute)):  # type: ignore[attr-defined]
+        if any(a.attr.value == "grad" for a in loops.iteration_nodes(loop, cst.Attribute)):  # type: ignore[attr-defined]
             return True
         return any(
             isinstance(a, cst.With) and any(self.facts.qualified_name(_callee(i.item)) in GRAD_ON for i in a.items)

@@ -11,7 +11,7 @@ from trainlint.analysis import dotted
 from trainlint.analysis.calls import runs_backward, stepped_optimizer
 from trainlint.step_words import OPTIMIZER_NAME
 from trainlint.analysis.graph_values import GraphValues
-from trainlint.analysis.regions import Loop, LoopRegions, loops_running
+from trainlint.analysis.steps import Loop, Loops
 from trainlint.analysis.walk import walk
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Rule
@@ -23,6 +23,8 @@ CLEARING_NAME = re.compile(r"(zero|clear|reset)_?grad|grads?_(zero|clear|reset)"
 GRADIENT_CLEARING_METHODS = frozenset({"zero_", "detach_", "fill_", "mul_"})
 PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})
 DISTRIBUTED_AUTOGRAD = "torch.distributed.autograd."
+# `with accelerator.accumulate(model):` (fixtures/TL405_missing_zero_grad/bad_accelerate_accumulate.py).
+ACCUMULATE = "accumulate"
 TORCH_OPTIMIZERS = "torch.optim."
 NOT_OPTIMIZERS = ("torch.optim.lr_scheduler.", "torch.optim.swa_utils.")
 
@@ -54,11 +56,20 @@ class MissingZeroGrad(Rule):
     Deliberately silent: gradient accumulation that clears every N steps
     (any clearing in the loop counts, however rare); `torch.distributed.autograd`
     (gradients live in a per-iteration context); frameworks that clear for
-    you: Lightning's `training_step` (no loop of yours), loops under
-    `accelerator.accumulate(...)`, DeepSpeed engines (`engine.backward(loss)`
-    and `engine.step()`, which zeroes the gradients itself); an optimizer
-    built in the iteration over tensors built in it (a latent cloned into a
-    new leaf at each denoising step): they have no earlier gradient.
+    you: Lightning's `training_step` (no loop of yours), DeepSpeed engines
+    (`engine.backward(loss)` and `engine.step()`, which zeroes the gradients
+    itself); an optimizer built in the iteration over tensors built in it
+    (a latent cloned into a new leaf at each denoising step): they have no
+    earlier gradient.
+
+    Accelerate's `accelerator.accumulate(model)` is no such framework: it
+    only decides whether gradients are synchronised, and its prepared
+    optimizer skips `step()` and `zero_grad()` between synchronising
+    steps. Clearing is still the loop's job (`optimizer.zero_grad()` in
+    the block, as Accelerate's own examples do), so a loop under it that
+    never clears is reported. (Only a DeepSpeed configuration, chosen
+    outside the script, would clear in its engine; the same script runs
+    without one.)
 
     ## Why is this bad
     `backward()` adds to `.grad`; it does not overwrite it. Without clearing,
@@ -85,7 +96,11 @@ class MissingZeroGrad(Rule):
 
     ## Fix safety
     The fix inserts `<optimizer>.zero_grad(set_to_none=True)` before the
-    `backward()` whose gradients that optimizer applies. It is unsafe: it
+    `backward()` whose gradients that optimizer applies; under
+    `accelerator.accumulate(...)`, after the optimizer's step instead:
+    there the clearing runs only on synchronising steps, and before the
+    backward it would drop the gradients of the window's earlier batches.
+    It is unsafe: it
     changes what training computes, which is the point, and a loop that
     meant to accumulate gradients over a whole run (rare, but possible)
     would now clear them. No fix is offered when the backward runs in
@@ -102,26 +117,26 @@ class MissingZeroGrad(Rule):
     fix = Applicability.UNSAFE
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        regions = self.facts.fact(LoopRegions)
+        loops = self.facts.fact(Loops)
         reported: Dict[cst.Call, Tuple[Loop, Stepped, List[cst.Call]]] = {}
-        for loop in loops_running(self.facts, runs_backward):  # outer first: an inner loop's finding replaces the outer's
-            for stepped, backwards in self._uncleared(regions, loop):
+        for loop in loops.running(runs_backward):  # outer first: an inner loop's finding replaces the outer's
+            for stepped, backwards in self._uncleared(loops, loop):
                 reported[stepped.step] = (loop, stepped, backwards)
         for loop, stepped, backwards in reported.values():
-            self._report(regions, loop, stepped, backwards)
+            self._report(loops, loop, stepped, backwards)
 
     # ----- detection ------------------------------------------------------------------
 
-    def _uncleared(self, regions: LoopRegions, loop: Loop) -> List[Tuple[Stepped, List[cst.Call]]]:
+    def _uncleared(self, loops: Loops, loop: Loop) -> List[Tuple[Stepped, List[cst.Call]]]:
         """The optimizers stepped in ``loop`` whose gradients nothing in an iteration clears, with its backwards."""
-        calls: List[cst.Call] = regions.nodes_in(loop, cst.Call)  # type: ignore[assignment]
+        calls: List[cst.Call] = loops.nodes_in(loop, cst.Call)  # type: ignore[assignment]
         backwards = [c for c in calls if runs_backward(c) and not self._is_distributed(c.func)]
-        if not backwards or self._framework_clears(regions, loop, calls, backwards):
+        if not backwards or self._framework_clears(loops, loop, calls, backwards):
             return []
         stepped = self._stepped(calls)
         if not stepped:
             return []
-        if self._clears_every_parameter(regions, loop, calls):
+        if self._clears_every_parameter(loops, loop, calls):
             return []
         zeroed = [c.func.value for c in calls if _method(c) == "zero_grad"]  # type: ignore[attr-defined]
         return [
@@ -145,24 +160,22 @@ class MissingZeroGrad(Rule):
     def _is_distributed(self, expression: cst.BaseExpression) -> bool:
         return (self.facts.qualified_name(expression) or "").startswith(DISTRIBUTED_AUTOGRAD)
 
-    def _framework_clears(self, regions: LoopRegions, loop: Loop, calls: List[cst.Call], backwards: List[cst.Call]) -> bool:
-        """Gradients managed by something else: a distributed autograd context, Accelerate's accumulate, an engine."""
-        contexts = [item.item for w in regions.nodes_in(loop, cst.With) for item in w.items]  # type: ignore[attr-defined]
+    def _framework_clears(self, loops: Loops, loop: Loop, calls: List[cst.Call], backwards: List[cst.Call]) -> bool:
+        """Gradients managed by something else: a distributed autograd context, or an engine that steps and clears."""
+        contexts = [item.item for w in loops.nodes_in(loop, cst.With) for item in w.items]  # type: ignore[attr-defined]
         contexts += [item.item for a in self.facts.ancestors(loop) if isinstance(a, cst.With) for item in a.items]
-        for context in contexts:
-            func = context.func if isinstance(context, cst.Call) else context
-            if self._is_distributed(func) or (isinstance(func, cst.Attribute) and func.attr.value == "accumulate"):
-                return True
+        if any(self._is_distributed(context.func if isinstance(context, cst.Call) else context) for context in contexts):
+            return True
         return bool(_engines(backwards) & {dotted(c.func.value) for c in calls if _method(c) == "step"})  # type: ignore[attr-defined]
 
-    def _clears_every_parameter(self, regions: LoopRegions, loop: Loop, calls: List[cst.Call]) -> bool:
+    def _clears_every_parameter(self, loops: Loops, loop: Loop, calls: List[cst.Call]) -> bool:
         """A clearing that is not one optimizer's or model's: ``p.grad = None``, ``p.grad.zero_()``, ``reset_grad()``."""
         if any(_method(c) != "zero_grad" and CLEARING_NAME.search(dotted(c.func) or "") for c in calls):
             return True
         if any(_method(c) in GRADIENT_CLEARING_METHODS and _of_gradient(c.func.value) for c in calls):  # type: ignore[attr-defined]
             return True
-        targets = [t.target for a in regions.nodes_in(loop, cst.Assign) for t in a.targets]  # type: ignore[attr-defined]
-        targets += [t for d in regions.nodes_in(loop, cst.Del) for t in _deleted(d)]  # type: ignore[arg-type]
+        targets = [t.target for a in loops.nodes_in(loop, cst.Assign) for t in a.targets]  # type: ignore[attr-defined]
+        targets += [t for d in loops.nodes_in(loop, cst.Del) for t in _deleted(d)]  # type: ignore[arg-type]
         return any(isinstance(t, cst.Attribute) and t.attr.value == "grad" for t in targets)
 
     def _clears(self, zeroed: cst.BaseExpression, stepped: Stepped, all_stepped: Dict[str, Stepped]) -> bool:
@@ -242,13 +255,13 @@ class MissingZeroGrad(Rule):
 
     # ----- message and fix ------------------------------------------------------------
 
-    def _report(self, regions: LoopRegions, loop: Loop, stepped: Stepped, backwards: List[cst.Call]) -> None:
+    def _report(self, loops: Loops, loop: Loop, stepped: Stepped, backwards: List[cst.Call]) -> None:
         message = (
             f"`{self.facts.code(stepped.step)}` runs every iteration of this loop but nothing in it clears the "
             f"gradients of `{stepped.name}`: each `backward()` adds to those of all earlier steps, so every update "
             "applies their running sum"
         )
-        inside = [c for c in regions.nodes_in(loop, cst.Call) if _method(c) == "zero_grad"]
+        inside = [c for c in loops.nodes_in(loop, cst.Call) if _method(c) == "zero_grad"]
         outside = [c for c in self._zero_grads_around(loop) if c not in inside]
         if inside:
             message += f" (`{self.facts.code(inside[0])}` clears another network's)"
@@ -263,16 +276,33 @@ class MissingZeroGrad(Rule):
         return [c for c in self.facts.nodes(cst.Call) if _method(c) == "zero_grad" and graph.contains(scope, c)]
 
     def _fix(self, stepped: Stepped, backwards: List[cst.Call]) -> Optional[CstFix]:
+        clearing = f"{self.facts.code(stepped.optimizer)}.zero_grad(set_to_none=True)"
+        inserted = cst.parse_statement(f"{clearing}\n")
+        if self._under_accumulate(stepped.step):
+            line = _statement_of(self.facts, stepped.step)
+            if line is None:
+                return None
+            return CstFix(
+                message=f"Insert `{clearing}` after `{self.facts.code(stepped.step)}`",
+                applicability=Applicability.UNSAFE,
+                replacements={line: cst.FlattenSentinel([line, inserted])},
+            )
         backward = self._backward_before(stepped, backwards)
         line = _statement_of(self.facts, backward) if backward is not None else None
         if line is None:
             return None
-        clearing = f"{self.facts.code(stepped.optimizer)}.zero_grad(set_to_none=True)"
-        inserted = cst.parse_statement(f"{clearing}\n").with_changes(leading_lines=line.leading_lines)
+        before = inserted.with_changes(leading_lines=line.leading_lines)
         return CstFix(
             message=f"Insert `{clearing}` before `{self.facts.code(backward)}`",
             applicability=Applicability.UNSAFE,
-            replacements={line: cst.FlattenSentinel([inserted, line.with_changes(leading_lines=())])},
+            replacements={line: cst.FlattenSentinel([before, line.with_changes(leading_lines=())])},
+        )
+
+    def _under_accumulate(self, step: cst.Call) -> bool:
+        """The step runs in ``with accelerator.accumulate(...):``, whose optimizer clears only on synchronising steps."""
+        return any(
+            isinstance(a, cst.With) and any(_method(item.item) == ACCUMULATE for item in a.items)
+            for a in self.facts.ancestors(step)
         )
 
     def _backward_before(self, stepped: Stepped, backwards: List[cst.Call]) -> Optional[cst.Call]:

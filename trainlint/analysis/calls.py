@@ -119,6 +119,17 @@ class CallGraph:
         wanted = set(callees)
         return [f for f in self.functions if (f.name.value, f in self.methods) in wanted]
 
+    def reachable_from(self, functions: Iterable[cst.FunctionDef]) -> FrozenSet[cst.FunctionDef]:
+        """``functions`` and every function they may call, transitively."""
+        chosen: Set[cst.FunctionDef] = set()
+        pending = list(functions)
+        while pending:
+            function = pending.pop()
+            if function not in chosen:
+                chosen.add(function)
+                pending.extend(self.called_by(function))
+        return frozenset(chosen)
+
     @functools.cached_property
     def training_functions(self) -> FrozenSet[cst.FunctionDef]:
         """Functions that train: a backward or optimizer step of their own, or in a function they call."""

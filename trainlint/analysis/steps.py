@@ -1,16 +1,33 @@
-"""Training steps, recognised by what the code does: which loops train, and which functions run once per step.
+"""Loops and training steps, recognised by what the code does: what a loop runs per iteration, which loops
+train, which evaluate, and which functions run once per step.
+
+One model of loops (:class:`Loops`) serves every question: for each ``for``
+and ``while`` loop of a module, the nodes one iteration runs, in its body or
+in the same-module functions it calls (matched by name, as
+:mod:`trainlint.analysis.calls` explains). The body of a ``for`` loop is its
+block (the iterable is evaluated once).
 
 A training loop is not recognised by its shape or by what it iterates: real
 loops run ``for step in range(max_steps)``, ``while True: batch = next(it)``,
 ``for batch in bar`` inside ``with tqdm(loader) as bar:``, or iterate
-anything at all. A loop is a *step loop* when one of its iterations performs
-a training step: its body runs a backward (``loss.backward()``,
-``scaler.scale(loss).backward()``, ``accelerator.backward(loss)``, an
-engine's ``backward(loss)``) or an optimizer step, directly or through a
-same-module function that steps once per call (``loss = train_step(model,
-batch)``). An epoch loop, whose body steps only through a nested loop or a
-function that loops over the data itself (``train_one_epoch(loader)``), is
-not a step loop: code in it runs once an epoch, not once a step.
+anything at all. What decides is the effect, at two grains:
+
+* a loop *trains* (:meth:`Loops.trains`) when an iteration runs a backward
+  (``loss.backward()``, ``scaler.scale(loss).backward()``,
+  ``accelerator.backward(loss)``, an engine's ``backward(loss)``) or an
+  optimizer step anywhere: in its body, a nested loop, or a function it
+  calls;
+* a loop is a *step loop* (``LoaderLoop.is_training``, :class:`TrainingLoops`)
+  when one iteration is one training step: its own body steps, directly or
+  through a same-module function that steps once per call (``loss =
+  train_step(model, batch)``). An epoch loop, whose body steps only through a
+  nested loop or a function that loops over the data itself
+  (``train_one_epoch(loader)``), trains but is not a step loop: code in it
+  runs once an epoch, not once a step.
+
+An *evaluation loop* (:class:`EvaluationLoops`) is a query on the same
+model: a loop (or comprehension) that does not train and runs a forward
+pass of a model in eval mode, or of a model over a validation/test loader.
 
 Loops over something loader-like are also recorded with the loader and the
 name bound to each batch, whatever their role, because the rules about
@@ -23,20 +40,26 @@ or when such a function calls it.
 
 from __future__ import annotations
 
+import functools
 import re
-from typing import TYPE_CHECKING, Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple, Union
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple, Union
 
 import libcst as cst
 
 from trainlint.analysis.calls import CallGraph, callee, steps_training
+from trainlint.analysis.graph_values import MODEL_NAME
 from trainlint.analysis.imports import dotted
 from trainlint.analysis.names import ASSIGN, WITH, Names
-from trainlint.step_words import STEP_HOOK_NAME
+from trainlint.analysis.walk import walk
+from trainlint.step_words import HELD_OUT_LOADER_NAME, HELD_OUT_SPLIT, STEP_HOOK_NAME
 
 if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
 
-LoopNode = Union[cst.For, cst.While]
+Loop = Union[cst.For, cst.While]
+Comprehension = Union[cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp]
+COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+DEFINITIONS = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 
 # Wrappers whose first argument is what is really iterated.
 ITERATION_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "iter"})
@@ -44,6 +67,16 @@ ITERATION_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqd
 LOADER_NAME = re.compile(r"(loader|dataloader|(^|_)dl$|batches$)", re.IGNORECASE)
 LOADER_FACTORIES = ("DataLoader",)
 GENERIC_HOOK_NAMES = frozenset({"log", "update"})
+# Methods of a model that run no forward pass (`model.generate` of Hugging Face runs under no_grad itself).
+NOT_FORWARD = frozenset({
+    "eval", "train", "to", "cpu", "cuda", "half", "float", "double", "state_dict", "load_state_dict", "parameters",
+    "named_parameters", "buffers", "modules", "children", "named_modules", "zero_grad", "apply", "requires_grad_",
+    "generate", "save_pretrained", "register_forward_hook", "register_buffer", "get_parameter", "num_parameters",
+})
+# Method names that configure or inspect a model rather than run it (diffusers' `set_default_attn_processor`).
+BOOKKEEPING_METHOD = re.compile(
+    r"^(set|get|enable|disable|register|load|save|reset|init|prepare|fuse|unfuse|tie|resize|print|add|remove|freeze|unfreeze)_"
+)
 
 
 class LoaderLoop(NamedTuple):
@@ -56,7 +89,7 @@ class LoaderLoop(NamedTuple):
     training step.
     """
 
-    node: LoopNode
+    node: Loop
     loader: Optional[cst.BaseExpression]
     batch: Optional[cst.BaseExpression]
     is_training: bool
@@ -70,8 +103,13 @@ def enclosing_function(facts: "ModuleFacts", node: cst.CSTNode) -> Optional[cst.
     return None
 
 
-def _unwrap_iterable(facts: "ModuleFacts", expression: cst.BaseExpression) -> Tuple[cst.BaseExpression, bool]:
-    """Strip ``enumerate(...)``/``tqdm(...)``; report whether ``enumerate`` was one of them."""
+def iterated(facts: "ModuleFacts", expression: cst.BaseExpression) -> Tuple[cst.BaseExpression, bool]:
+    """What a loop really iterates: ``enumerate(...)``/``tqdm(...)`` stripped, and ``bar`` of ``with tqdm(loader)
+    as bar:`` followed to ``loader``; and whether ``enumerate`` was one of the wrappers."""
+    if isinstance(expression, cst.Name):
+        binding = facts.fact(Names).binding_of(expression)
+        if binding is not None and binding.kind == WITH and binding.value is not None:
+            expression = binding.value
     enumerated = False
     while isinstance(expression, cst.Call) and expression.args:
         name = dotted(expression.func)
@@ -83,21 +121,111 @@ def _unwrap_iterable(facts: "ModuleFacts", expression: cst.BaseExpression) -> Tu
     return expression, enumerated
 
 
+class _Index(NamedTuple):
+    """Nodes of some types by where they run (see :meth:`Loops.body_nodes` and :meth:`Loops.run_by_body`)."""
+
+    in_body: Dict[Loop, List[cst.CSTNode]]  # anywhere in a loop's body, nested loops and definitions included
+    run_by_body: Dict[Loop, List[cst.CSTNode]]  # ... but not in a definition: what executing the body runs
+    run_directly: Dict[Loop, List[cst.CSTNode]]  # ... nor in a nested loop
+    by_function: Dict[cst.FunctionDef, List[cst.CSTNode]]  # anywhere in a function's body
+
+
+class Loops:
+    """Every ``for`` and ``while`` loop of a module, and the nodes one iteration runs."""
+
+    def __init__(self, facts: "ModuleFacts") -> None:
+        self.facts = facts
+        self.loops: List[Loop] = facts.nodes(cst.For, cst.While)  # source order: outer loops first
+        self._loop_of_body = {loop.body: loop for loop in self.loops}
+        self._reached: Dict[Loop, FrozenSet[cst.FunctionDef]] = {}
+        self._index: Dict[Tuple[type, ...], _Index] = {}
+
+    def loops_containing(self, node: cst.CSTNode) -> List[Loop]:
+        """The loops whose body contains ``node`` in this function or an enclosing one, innermost first."""
+        return [self._loop_of_body[a] for a in self.facts.ancestors(node) if a in self._loop_of_body]
+
+    def functions_reached(self, loop: Loop) -> FrozenSet[cst.FunctionDef]:
+        """The same-module functions the loop body may call, directly or through each other."""
+        found = self._reached.get(loop)
+        if found is None:
+            graph = self.facts.fact(CallGraph)
+            named = {c for c in map(callee, self.body_nodes(loop, (cst.Call,))) if c is not None}
+            found = self._reached[loop] = graph.reachable_from(graph.resolve(named))
+        return found
+
+    def nodes_in(self, loop: Loop, *kinds: type) -> List[cst.CSTNode]:
+        """Nodes of exactly these types that run per iteration: in the body (an LBFGS ``closure`` defined there
+        included), or in a function it reaches."""
+        by_function = self._indexed(kinds).by_function
+        nodes = list(self.body_nodes(loop, kinds))
+        for function in self.functions_reached(loop):
+            nodes.extend(by_function.get(function, ()))
+        return nodes
+
+    def body_nodes(self, loop: Loop, kinds: Tuple[type, ...]) -> List[cst.CSTNode]:
+        """Nodes of exactly these types in the loop body itself (nested loops and definitions included)."""
+        return self._indexed(kinds).in_body.get(loop, [])
+
+    def run_by_body(self, loop: Loop, kinds: Tuple[type, ...], *, nested_loops: bool) -> List[cst.CSTNode]:
+        """Nodes of exactly these types that executing the body runs itself: not in a function or class defined
+        there (defining a function runs none of its calls), and, unless ``nested_loops``, not in a nested loop."""
+        index = self._indexed(kinds)
+        return (index.run_by_body if nested_loops else index.run_directly).get(loop, [])
+
+    def iteration_nodes(self, loop: Union[Loop, Comprehension], kind: type) -> List[cst.CSTNode]:
+        """Nodes of exactly type ``kind`` that run per iteration of a loop (see :meth:`nodes_in`) or of a
+        comprehension (its element and conditions: the first iterable is evaluated once; callees are not followed)."""
+        if not isinstance(loop, COMPREHENSIONS):
+            return self.nodes_in(loop, kind)
+        once = set(walk(loop.for_in.iter))
+        return [n for n in walk(loop) if type(n) is kind and n not in once]
+
+    def running(self, predicate: Callable[[cst.Call], bool]) -> List[Loop]:
+        """The loops, outer first, whose iterations run a call for which ``predicate`` holds."""
+        return [loop for loop in self.loops if any(predicate(c) for c in self.nodes_in(loop, cst.Call))]  # type: ignore[arg-type]
+
+    def trains(self, loop: Union[Loop, Comprehension]) -> bool:
+        """An iteration runs a backward or an optimizer step, in a nested loop or a called function included."""
+        return any(steps_training(c) for c in self.iteration_nodes(loop, cst.Call))  # type: ignore[arg-type]
+
+    def _indexed(self, kinds: Tuple[type, ...]) -> _Index:
+        """Nodes of ``kinds`` by each loop body and each function that contains them (one pass, memoised)."""
+        index = self._index.get(kinds)
+        if index is None:
+            index = self._index[kinds] = _Index({}, {}, {}, {})
+            for node in self.facts.nodes(*kinds) if self.loops else ():
+                in_definition = in_nested_loop = False
+                for ancestor in self.facts.ancestors(node):
+                    loop = self._loop_of_body.get(ancestor)
+                    if loop is not None:
+                        index.in_body.setdefault(loop, []).append(node)
+                        if not in_definition:
+                            index.run_by_body.setdefault(loop, []).append(node)
+                            if not in_nested_loop:
+                                index.run_directly.setdefault(loop, []).append(node)
+                        in_nested_loop = True
+                    elif type(ancestor) in DEFINITIONS:
+                        in_definition = True
+                        if type(ancestor) is cst.FunctionDef:
+                            index.by_function.setdefault(ancestor, []).append(node)  # type: ignore[arg-type]
+        return index
+
+
 class TrainingLoops:
     """The step loops and loader loops of a module (see the module docstring)."""
 
     def __init__(self, facts: "ModuleFacts") -> None:
         self.facts = facts
         self.loader_names = self._names_bound_to_loaders()
-        self._calls_in_body, self._direct_calls = self._calls_by_loop_body()
+        self._loops = facts.fact(Loops)
         self.loops: List[LoaderLoop] = []
-        for loop in facts.nodes(cst.For, cst.While):
+        for loop in self._loops.loops:
             found = self._loader_and_batch(loop)
-            training = self._steps(self._direct_calls[loop])
+            training = self._steps(self._direct_calls(loop))
             if training or found is not None:
                 loader, batch = found if found is not None else (None, None)
                 self.loops.append(LoaderLoop(loop, loader, batch, training))
-        self._by_node: Dict[LoopNode, LoaderLoop] = {loop.node: loop for loop in self.loops}
+        self._by_node: Dict[Loop, LoaderLoop] = {loop.node: loop for loop in self.loops}
 
     # ----- what a loop does ---------------------------------------------------------------
 
@@ -106,34 +234,16 @@ class TrainingLoops:
         graph = self.facts.fact(CallGraph)
         return any(steps_training(call) for call in calls) or graph.any_steps_once(calls)
 
-    def _calls_by_loop_body(self) -> Tuple[Dict[LoopNode, List[cst.Call]], Dict[LoopNode, List[cst.Call]]]:
-        """For each loop, the calls in its body (nested loops included) and those outside any nested loop.
-
-        Function and class definitions inside a loop body are not part of an
-        iteration: defining a function runs none of its calls.
-        """
-        loop_of_body = {loop.body: loop for loop in self.facts.nodes(cst.For, cst.While)}
-        every: Dict[LoopNode, List[cst.Call]] = {loop: [] for loop in loop_of_body.values()}
-        direct: Dict[LoopNode, List[cst.Call]] = {loop: [] for loop in loop_of_body.values()}
-        for call in self.facts.nodes(cst.Call):
-            innermost = True
-            for ancestor in self.facts.ancestors(call):
-                if type(ancestor) in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
-                    break
-                loop = loop_of_body.get(ancestor)
-                if loop is not None:
-                    every[loop].append(call)
-                    if innermost:
-                        direct[loop].append(call)
-                    innermost = False
-        return every, direct
+    def _direct_calls(self, loop: Loop) -> List[cst.Call]:
+        """The calls the loop's own body runs, outside nested loops and definitions."""
+        return self._loops.run_by_body(loop, (cst.Call,), nested_loops=False)  # type: ignore[return-value]
 
     # ----- what a loop iterates -------------------------------------------------------------
 
-    def _loader_and_batch(self, loop: LoopNode) -> Optional[Tuple[cst.BaseExpression, cst.BaseExpression]]:
+    def _loader_and_batch(self, loop: Loop) -> Optional[Tuple[cst.BaseExpression, cst.BaseExpression]]:
         """The loader a loop draws its batches from, and the name bound to each batch."""
         if isinstance(loop, cst.For):
-            iterable, enumerated = _unwrap_iterable(self.facts, self._through_with(loop.iter))
+            iterable, enumerated = iterated(self.facts, loop.iter)
             if self.is_loader(iterable):
                 batch = loop.target
                 if enumerated and isinstance(batch, cst.Tuple) and len(batch.elements) == 2:
@@ -141,16 +251,9 @@ class TrainingLoops:
                 return iterable, batch
         return self._pulled_batch(loop)
 
-    def _through_with(self, iterable: cst.BaseExpression) -> cst.BaseExpression:
-        """``bar`` in ``with tqdm(loader) as bar: for batch in bar:`` is ``tqdm(loader)``."""
-        if not isinstance(iterable, cst.Name):
-            return iterable
-        binding = self.facts.fact(Names).binding_of(iterable)
-        return binding.value if binding is not None and binding.kind == WITH and binding.value is not None else iterable
-
-    def _pulled_batch(self, loop: LoopNode) -> Optional[Tuple[cst.BaseExpression, cst.BaseExpression]]:
+    def _pulled_batch(self, loop: Loop) -> Optional[Tuple[cst.BaseExpression, cst.BaseExpression]]:
         """``batch = next(it)`` in the loop's own body, where ``it`` is ``iter(loader)``."""
-        for call in self._direct_calls[loop]:
+        for call in self._direct_calls(loop):
             if dotted(call.func) != "next" or not call.args:
                 continue
             statement = self.facts.parent(call)
@@ -198,7 +301,7 @@ class TrainingLoops:
 
     # ----- queries ----------------------------------------------------------------------------
 
-    def loop_of(self, node: LoopNode) -> Optional[LoaderLoop]:
+    def loop_of(self, node: Loop) -> Optional[LoaderLoop]:
         return self._by_node.get(node)
 
     def enclosing(self, node: cst.CSTNode) -> List[LoaderLoop]:
@@ -213,7 +316,8 @@ class TrainingLoops:
         names: Set[str] = set()
         for loop in self.loops:
             if loop.is_training:
-                names.update(named[0] for named in map(callee, self._calls_in_body[loop.node]) if named is not None)
+                calls = self._loops.run_by_body(loop.node, (cst.Call,), nested_loops=True)
+                names.update(named[0] for named in map(callee, calls) if named is not None)  # type: ignore[arg-type]
         return frozenset(names)
 
 
@@ -243,7 +347,7 @@ class StepMethods:
         hooks = {f.name.value for f in calls.functions if STEP_HOOK_NAME.search(f.name.value) and not _is_getter(calls, f)}
         trains = bool(hooks) or any(loop.is_training for loop in loops.loops)
         names = set(loops.functions_called_per_step()) | hooks | (GENERIC_HOOK_NAMES if trains else set())
-        self.functions: FrozenSet[cst.FunctionDef] = frozenset(_close_over_calls(calls, names))
+        self.functions = calls.reachable_from(f for f in calls.functions if f.name.value in names)
 
     def step_function_of(self, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
         """The function containing ``node`` when that function runs once per step, else None."""
@@ -278,13 +382,166 @@ def _only_returns_a_value(function: cst.FunctionDef) -> bool:
     return len(small) == 1 and isinstance(small[0], cst.Return) and small[0].value is not None
 
 
-def _close_over_calls(calls: CallGraph, names: Set[str]) -> Set[cst.FunctionDef]:
-    """The functions named in ``names``, plus every function they call, transitively."""
-    chosen: Set[cst.FunctionDef] = set()
-    pending = [f for f in calls.functions if f.name.value in names]
-    while pending:
-        function = pending.pop()
-        if function not in chosen:
-            chosen.add(function)
-            pending.extend(calls.called_by(function))
-    return chosen
+class EvaluationLoop(NamedTuple):
+    loop: Union[Loop, Comprehension]  # `[model(x) for x in test_loader]` evaluates too
+    forwards: List[cst.Call]  # the model calls it runs per iteration
+
+
+class EvaluationLoops:
+    """Loops that evaluate a model: a forward pass of it in eval mode (or over a validation/test loader), no training.
+
+    Only loops that do not train (:meth:`Loops.trains`). A model is in eval
+    mode for a loop when the last mode call on it before the loop in its
+    function is ``.eval()`` (or ``.train(False)``), or when ``.eval()`` runs
+    in the loop; a forward pass is calling it, its ``forward``, or another
+    method of it that is not bookkeeping (``model.encoder(src)``,
+    ``self.model.decode(z)``).
+    """
+
+    def __init__(self, facts: "ModuleFacts") -> None:
+        self.facts = facts
+        self._loops = facts.fact(Loops)
+        self.loops: List[EvaluationLoop] = []
+        for loop in [*self._loops.loops, *facts.nodes(*COMPREHENSIONS)]:
+            if self._loops.trains(loop):
+                continue
+            forwards = self._forwards(loop, self._loops.iteration_nodes(loop, cst.Call))  # type: ignore[arg-type]
+            if forwards:
+                self.loops.append(EvaluationLoop(loop, forwards))
+
+    def _forwards(self, loop: Union[Loop, Comprehension], calls: List[cst.Call]) -> List[cst.Call]:
+        """The calls of ``calls`` that run a model in eval mode (or, over held-out data, one named like a model).
+
+        A mode set in the loop body counts for the calls after it; a mode set
+        in a function the loop calls belongs to that function's own code, and
+        a forward pass inside a loop of a called function is that loop's.
+        """
+        modes = self._modes_before(loop)
+        set_in_body = [c for c in self._loops.body_nodes(loop, (cst.Call,)) if _mode_set(c) is not None]  # type: ignore[arg-type]
+        for call in set_in_body:
+            modes[dotted(call.func.value) or ""] = _mode_set(call)  # type: ignore[attr-defined, assignment]
+        rebound = self._rebound_per_iteration(loop)
+        own = self._loops_within(loop) | {loop}
+        calls = [
+            c for c in calls
+            if _root(c.func) not in rebound and self._runs_in(c, loop, own) and not self._precedes_its_mode(c, set_in_body)
+        ]
+        in_eval = {model for model, mode in modes.items() if mode == "eval"}
+        forwards = [c for c in calls if _models_called(c) & in_eval]
+        if forwards or not self._iterates_held_out_data(loop):
+            return forwards
+        in_train = {model for model, mode in modes.items() if mode == "train"}
+        return [c for c in calls if _named_like_model(c) and not _models_called(c) & in_train]
+
+    def _runs_in(self, call: cst.Call, loop: cst.CSTNode, own: Set[cst.CSTNode]) -> bool:
+        """``call`` runs as part of ``loop``'s iterations (``own``: it and its nested loops), not of a loop of a
+        function it calls (a comprehension's calls may sit in a loop around it)."""
+        innermost = self._loops.loops_containing(call)[:1]
+        return not innermost or innermost[0] in own or innermost[0] in set(self.facts.ancestors(loop))
+
+    def _precedes_its_mode(self, call: cst.Call, mode_calls: List[cst.Call]) -> bool:
+        """``ckpt.get("ema")`` before ``ckpt.eval()`` in the same body ran before the mode was set."""
+        return any(
+            _models_called(call) & {dotted(m.func.value)} and self._order[call] < self._order[m]  # type: ignore[attr-defined]
+            for m in mode_calls
+        )
+
+    def _rebound_per_iteration(self, loop: Union[Loop, Comprehension]) -> Set[str]:
+        """Names that ``for`` targets in ``loop`` (its own included) bind anew each iteration: no model set up before it."""
+        names: Set[str] = set()
+        for node in [loop, *self._loops.body_nodes(loop, (cst.For,))]:  # type: ignore[arg-type]
+            if isinstance(node, cst.For):
+                names |= _target_names(node.target)
+        clause = loop.for_in if isinstance(loop, COMPREHENSIONS) else None
+        while clause is not None:
+            names |= _target_names(clause.target)
+            clause = clause.inner_for_in
+        return names
+
+    def _modes_before(self, loop: Union[Loop, Comprehension]) -> Dict[str, str]:
+        """The last mode set on each model before ``loop``, in the function (or module code) around it."""
+        scope = enclosing_function(self.facts, loop)
+        modes: Dict[str, str] = {}
+        for call in self.facts.nodes(cst.Call):
+            if self._order[call] >= self._order[loop]:
+                break
+            mode = _mode_set(call)
+            if mode is None or enclosing_function(self.facts, call) is not scope:
+                continue
+            # `for m in models: m.eval()` sets the mode of each element, not of a later loop's `m`
+            if any(
+                isinstance(a, cst.For) and _root(call.func) in _target_names(a.target) and loop not in self._loops_within(a)
+                for a in self.facts.ancestors(call)
+            ):
+                continue
+            modes[dotted(call.func.value) or ""] = mode  # type: ignore[attr-defined]
+        return modes
+
+    def _loops_within(self, loop: Union[Loop, Comprehension]) -> Set[cst.CSTNode]:
+        """The loops nested in ``loop``'s body."""
+        return set(self._loops.body_nodes(loop, (cst.For, cst.While)))  # type: ignore[arg-type]
+
+    def _iterates_held_out_data(self, loop: Union[Loop, Comprehension]) -> bool:
+        """Iterates a validation or test loader: ``val_loader``, ``tqdm(self.test_dl)``, ``loaders["val"]``."""
+        if not isinstance(loop, (cst.For, *COMPREHENSIONS)):
+            return False
+        iterable, _ = iterated(self.facts, loop.iter if isinstance(loop, cst.For) else loop.for_in.iter)
+        if isinstance(iterable, cst.Call):
+            iterable = iterable.func
+        if isinstance(iterable, cst.Subscript) and len(iterable.slice) == 1:
+            key = getattr(iterable.slice[0].slice, "value", None)
+            return isinstance(key, cst.SimpleString) and bool(HELD_OUT_SPLIT.match(str(key.evaluated_value)))
+        name = dotted(iterable)
+        return name is not None and bool(HELD_OUT_LOADER_NAME.match(name.rsplit(".", 1)[-1]))
+
+    @functools.cached_property
+    def _order(self) -> Dict[cst.CSTNode, int]:
+        return {node: index for index, node in enumerate(self.facts.parents)}
+
+
+def _mode_set(call: cst.Call) -> Optional[str]:
+    """``"eval"`` for ``m.eval()``/``m.train(False)``, ``"train"`` for ``m.train()``/``m.train(True)``, else None."""
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value not in ("eval", "train") or dotted(func.value) is None:
+        return None
+    if func.attr.value == "eval":
+        return None if call.args else "eval"
+    if not call.args:
+        return "train"
+    value = call.args[0].value
+    if isinstance(value, cst.Name) and value.value in ("True", "False"):
+        return "train" if value.value == "True" else "eval"
+    return None
+
+
+def _models_called(call: cst.Call) -> Set[str]:
+    """What ``call`` may run the forward of: ``{"model"}`` for ``model(x)``, ``{"model.encoder", "model"}`` for
+    ``model.encoder(x)``; nothing for bookkeeping methods (``model.to(device)``)."""
+    name = dotted(call.func)
+    if name is None:
+        return set()
+    if not isinstance(call.func, cst.Attribute):
+        return {name}
+    if call.func.attr.value in NOT_FORWARD or BOOKKEEPING_METHOD.match(call.func.attr.value):
+        return set()
+    return {name, name.rsplit(".", 1)[0]}
+
+
+def _root(expression: cst.BaseExpression) -> Optional[str]:
+    """``model`` for ``model.encoder.layer`` (through calls and subscripts too)."""
+    while isinstance(expression, (cst.Attribute, cst.Subscript, cst.Call)):
+        expression = expression.func if isinstance(expression, cst.Call) else expression.value
+    return expression.value if isinstance(expression, cst.Name) else None
+
+
+def _target_names(target: cst.BaseExpression) -> Set[str]:
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {n for e in target.elements for n in _target_names(e.value)}
+    return set()
+
+
+def _named_like_model(call: cst.Call) -> bool:
+    name = dotted(call.func)
+    return name is not None and bool(MODEL_NAME.search(name.rsplit(".", 1)[-1]))
