@@ -45,3 +45,11 @@ def test_memory_growth_rules_skip_test_files_by_default(tmp_path: Path, relative
 def test_setting_per_file_ignores_replaces_the_default(tmp_path: Path) -> None:
     settings = build_settings(Config(per_file_ignores=()), Overrides(), tmp_path)
     assert settings.rule_settings_for(tmp_path / "tests" / "test_callbacks.py").codes == ALL_CODES
+
+
+def test_a_test_folder_outside_the_root_is_still_a_test_folder(tmp_path: Path) -> None:
+    """``trainlint check ../other-project`` from a folder without configuration: the root is the working directory."""
+    root, elsewhere = tmp_path / "here", tmp_path / "other" / "tests" / "testing_common.py"
+    settings = build_settings(Config(), Overrides(), root)
+    assert "TL404" not in settings.rule_settings_for(elsewhere).codes
+    assert "TL404" in settings.rule_settings_for(tmp_path / "other" / "src" / "trainer.py").codes

@@ -124,7 +124,11 @@ def _glob_match(path: Path, root: Path, pattern: str) -> bool:
     try:
         relative = path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
-        return False
+        # Outside the root only a pattern that may start anywhere (``*/tests/*``) can match, as Ruff joins
+        # patterns to the project root and ``*`` crosses folders.
+        if not pattern.startswith("*"):
+            return False
+        relative = path.resolve().as_posix()
     return fnmatch.fnmatchcase(relative, pattern) or fnmatch.fnmatchcase(relative, pattern + "/*")
 
 

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import re
-from typing import List, Optional, Union
+from typing import FrozenSet, List, Optional, Set, Union
 
 import libcst as cst
 
 from trainlint.analysis import dotted
 from trainlint.analysis.grad_mode import GradMode
 from trainlint.analysis.graph_values import GraphValues, is_store_target
-from trainlint.analysis.steps import COMPREHENSIONS, Comprehension, EvaluationLoop, EvaluationLoops, Loop, Loops
+from trainlint.analysis.steps import COMPREHENSIONS, Comprehension, EvaluationLoop, EvaluationLoops, Loop, Loops, enclosing_function
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Import, Rule
 
@@ -105,12 +105,29 @@ class EvalWithoutNoGrad(Rule):
                 continue
             if grad.runs_without_grad(found.loop) or self._needs_gradients(found.loop) or self._in_a_test(found.loop):
                 continue
-            recording = [c for c in found.forwards if not grad.runs_without_grad(c)]
+            recording = self._recording(grad, found)
             if recording:
                 reported.append(found.loop)
                 self._report(found, recording[0])
 
     # ----- detection ------------------------------------------------------------------
+
+    def _recording(self, grad: GradMode, found: EvaluationLoop) -> List[cst.Call]:
+        """The loop's forward passes that record a graph: in its body, or in a function the body reaches with
+        grad on (not through a call made under ``no_grad``, as a trainer's ``prediction_step`` calls
+        ``compute_loss``)."""
+        loops = self.facts.fact(Loops)
+        if isinstance(found.loop, COMPREHENSIONS):
+            return [c for c in found.forwards if not grad.runs_without_grad(c)]
+        body = loops.body_nodes(found.loop, (cst.Call,))
+        in_body = set(body)
+        reached = grad.reached_with_grad(body)  # type: ignore[arg-type]
+        return [c for c in found.forwards if self._records(grad, c, in_body, reached)]
+
+    def _records(self, grad: GradMode, call: cst.Call, in_body: Set[cst.CSTNode], reached: FrozenSet[cst.FunctionDef]) -> bool:
+        if call in in_body:
+            return not grad.runs_without_grad(call)
+        return enclosing_function(self.facts, call) in reached and not grad.switched_off_in_its_function(call)
 
     def _needs_gradients(self, loop: Union[Loop, Comprehension]) -> bool:
         """Autograd in an iteration, or an explicit ``enable_grad``: the evaluation differentiates something."""

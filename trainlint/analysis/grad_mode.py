@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import TYPE_CHECKING, Dict, List
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -72,18 +72,48 @@ class GradMode:
         }
 
     def runs_without_grad(self, node: cst.CSTNode) -> bool:
-        if in_no_grad(self.facts, node):
+        off, function = self._switched_off_around(node)
+        if off:
             return True
+        if function is None:
+            return self.facts.module in self._switched_off
+        return self._only_called_without_grad(function)
+
+    def switched_off_in_its_function(self, node: cst.CSTNode) -> bool:
+        """Grad is off for ``node`` by what its own function shows (a block, a decorator, a switch, a hook),
+        whatever its callers do."""
+        return self._switched_off_around(node)[0]
+
+    def reached_with_grad(self, calls: Iterable[cst.Call]) -> FrozenSet[cst.FunctionDef]:
+        """The same-module functions ``calls`` may run with grad on: called where grad is on, directly or through
+        functions so called. ``with torch.no_grad(): loss = self.compute_loss(...)`` reaches ``compute_loss``
+        without grad, even where a training step calls it with grad elsewhere."""
+        graph = self.facts.fact(CallGraph)
+        found: Set[cst.FunctionDef] = set()
+        pending = [c for c in calls if not self.switched_off_in_its_function(c)]
+        while pending:
+            named = callee(pending.pop())
+            for function in graph.resolve([named]) if named is not None else ():
+                if function not in found:
+                    found.add(function)
+                    pending.extend(c for c in self._calls_in.get(function, ()) if not self.switched_off_in_its_function(c))
+        return frozenset(found)
+
+    def _switched_off_around(self, node: cst.CSTNode) -> Tuple[bool, Optional[cst.FunctionDef]]:
+        """Whether the code around ``node``, up to its function, turns grad off; and that function (None at
+        module level, or when the answer is already known)."""
+        if in_no_grad(self.facts, node):
+            return True, None
         for ancestor in self.facts.ancestors(node):
             if ancestor in self._switched_off:
-                return True
+                return True, None
             if type(ancestor) is cst.With and any(_wraps_no_grad(item.item) for item in ancestor.items):
-                return True
+                return True, None
             if type(ancestor) is cst.FunctionDef:
-                if any(_wraps_no_grad(d.decorator) for d in ancestor.decorators):
-                    return True
-                return GRAD_FREE_HOOK.match(ancestor.name.value) is not None or self._only_called_without_grad(ancestor)
-        return self.facts.module in self._switched_off
+                if any(_wraps_no_grad(d.decorator) for d in ancestor.decorators) or GRAD_FREE_HOOK.match(ancestor.name.value):
+                    return True, None
+                return False, ancestor
+        return False, None
 
     def _switches_off(self, call: cst.Call) -> bool:
         if self.facts.qualified_name(call.func) not in GRAD_SWITCH or not call.args:
@@ -101,6 +131,16 @@ class GradMode:
             sites = self._call_sites.get(function, [])
             known = self._functions[function] = bool(sites) and all(self.runs_without_grad(c) for c in sites)
         return known
+
+    @functools.cached_property
+    def _calls_in(self) -> Dict[cst.FunctionDef, List[cst.Call]]:
+        """The calls each function's own code makes (a nested function's are its own)."""
+        calls: Dict[cst.FunctionDef, List[cst.Call]] = {}
+        for call in self.facts.nodes(cst.Call):
+            function = self._scope_of(call)
+            if type(function) is cst.FunctionDef:
+                calls.setdefault(function, []).append(call)  # type: ignore[arg-type]
+        return calls
 
     @functools.cached_property
     def _call_sites(self) -> Dict[cst.FunctionDef, List[cst.Call]]:
