@@ -5,7 +5,8 @@ reading configuration run on one engine thread (see findings.py for why one),
 so the server keeps answering while a lint runs. An edit in a burst of edits
 waits a short debounce before its lint, and a newer edit cancels it; a result is
 published only if its document version is still the newest, so an editor
-never shows findings of text it no longer holds.
+never shows findings of text it no longer holds. A notebook is one document (its
+URI and version) whose findings are published per cell (notebooks.py).
 """
 
 from __future__ import annotations
