@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 TIMEOUT = 30.0  # seconds; generous for a loaded 2-core machine, and still a bound
 
@@ -37,6 +37,7 @@ class LspClient:
         self.notifications: List[Dict[str, Any]] = []  # notifications received and not yet waited for
         self.history: List[Dict[str, Any]] = []  # every notification received, in order
         self.server_requests: List[Dict[str, Any]] = []
+        self.initialize_result: Dict[str, Any] = {}
         self._next_id = 0
         self._stderr: List[bytes] = []
         threading.Thread(target=self._read, daemon=True).start()
@@ -137,6 +138,7 @@ class LspClient:
             },
         )
         self.notify("initialized", {})
+        self.initialize_result = result
         return result
 
     def open(self, uri: str, text: str, version: int = 1) -> None:
@@ -146,6 +148,23 @@ class LspClient:
     def change(self, uri: str, text: str, version: int) -> None:
         document = {"uri": uri, "version": version}
         self.notify("textDocument/didChange", {"textDocument": document, "contentChanges": [{"text": text}]})
+
+    def open_notebook(self, uri: str, cells: List[Tuple[str, int, str]], version: int = 1) -> None:
+        """Open a notebook of ``(cell URI, kind, text)`` cells (kind 1: markup, 2: code), as VS Code does:
+        every cell in the notebook, the text of the Python ones."""
+        notebook = {
+            "uri": uri,
+            "notebookType": "jupyter-notebook",
+            "version": version,
+            "cells": [{"kind": kind, "document": cell} for cell, kind, _ in cells],
+        }
+        documents = [{"uri": cell, "languageId": "python", "version": 1, "text": text} for cell, kind, text in cells if kind == 2]
+        self.notify("notebookDocument/didOpen", {"notebookDocument": notebook, "cellTextDocuments": documents})
+
+    def change_cell(self, uri: str, version: int, cell: str, cell_version: int, changes: List[Dict[str, Any]]) -> None:
+        """Change one cell's text: ``changes`` as LSP content changes (ranges, or a whole text)."""
+        change = {"cells": {"textContent": [{"document": {"uri": cell, "version": cell_version}, "changes": changes}]}}
+        self.notify("notebookDocument/didChange", {"notebookDocument": {"uri": uri, "version": version}, "change": change})
 
     def close(self, timeout: float = TIMEOUT) -> int:
         """shutdown, exit, and the server's exit code."""
@@ -178,6 +197,7 @@ EDITOR_CAPABILITIES: Dict[str, Any] = {
         "codeAction": {"resolveSupport": {"properties": ["edit"]}, "dataSupport": True},
         "hover": {"contentFormat": ["markdown", "plaintext"]},
     },
+    "notebookDocument": {"synchronization": {}},
 }
 
 

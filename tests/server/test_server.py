@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, Optional
+from typing import Dict, List, Optional
 
 import pytest
 
 from tests.server.client import EDITOR_CAPABILITIES, LspClient, apply_text_edits
+from tests.server.conftest import Start
 from tests.test_fixtures import FIXTURE_TARGET_TORCH, SETTINGS as FIXTURE_SETTINGS
 from trainlint.engine import RuleSettings, lint_source
 from trainlint.registry import ALL_CODES
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE = REPO / "fixtures" / "TL201_cuda_amp_on_other_device" / "bad_seed_training_loop.py"
-CRASH_SITE = Path(__file__).resolve().parent / "crash_site"
 
 # The README's example: TL101, TL201 twice and TL401.
 EXAMPLE = """import torch
@@ -42,28 +41,6 @@ for xb, yb in loader:
     total_loss += loss
 print(f"mean loss {total_loss / len(loader):.4f}")
 """
-
-Start = Callable[..., LspClient]
-
-
-@pytest.fixture
-def start(tmp_path: Path) -> Iterator[Start]:
-    """Start servers in ``tmp_path`` (the workspace root); each is killed at the end if still running."""
-    clients: List[LspClient] = []
-
-    def started(options: object = None, crash_site: bool = False, capabilities: Optional[Dict] = None) -> LspClient:
-        env = None
-        if crash_site:
-            env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(CRASH_SITE), os.environ.get("PYTHONPATH")])))
-        client = LspClient(tmp_path, env=env)
-        clients.append(client)
-        client.initialize(tmp_path, options, capabilities)
-        return client
-
-    yield started
-    for client in clients:
-        client.kill()
-
 
 def _codes(diagnostics: List[Dict]) -> List[str]:
     return [d["code"] for d in diagnostics]
@@ -268,6 +245,26 @@ def test_a_crashing_rule_is_a_log_message_and_the_other_rules_still_report(start
     assert log["type"] == 1 and "crashed" in log["message"] and "deliberate crash" in log["message"]
     client.change(uri, EXAMPLE + "\n", version=2)
     assert len(client.diagnostics(uri, version=2)) == 3
+    assert client.close() == 0
+
+
+def test_a_version_whose_text_was_linted_already_is_not_linted_again(start: Start, tmp_path: Path) -> None:
+    uri = (tmp_path / "train.py").as_uri()
+    client = start(crash_site=True)  # each lint logs one numbered crash of TL401
+    edited = EXAMPLE.replace("lr=0.1", "lr=0.2")
+    client.open(uri, EXAMPLE)
+    for version, text in enumerate([EXAMPLE, edited, EXAMPLE, EXAMPLE], start=1):
+        if version > 1:
+            client.change(uri, text, version)
+        diagnostics = client.diagnostics(uri, version=version)
+        assert len(diagnostics) == 3
+    # a lint logs its crash before it publishes: versions 1 to 3 were linted, version 4 was not
+    crashes = [n["params"]["message"] for n in client.history if "deliberate crash" in n["params"].get("message", "")]
+    assert [message.split("deliberate crash ")[1].split()[0] for message in crashes] == ["1", "2", "3"]
+    # version 4 took the findings of version 3, and its code actions edit version 4
+    fix = next(a for a in _actions(client, uri, diagnostics[0]["range"]) if a["title"].startswith("Fix"))
+    assert fix["data"]["version"] == 4
+    _edits(client.request("codeAction/resolve", fix), uri, 4)
     assert client.close() == 0
 
 

@@ -3,6 +3,7 @@
     server.py         the protocol glue (pygls): documents in, diagnostics and code actions out
     configuration.py  each document's settings, found as the CLI finds a file's
     findings.py       linting one version of a document with the engine
+    notebooks.py      a notebook's cells linted as one module, findings and fixes per cell
     fixes.py          the verified text after a fix, "fix all" or an ignore comment
     actions.py        which code actions a range gets, and their edits
     convert.py        findings and rule docs as LSP diagnostics and hover text

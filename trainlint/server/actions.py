@@ -8,13 +8,13 @@ the very text the findings were computed for.
 
 from __future__ import annotations
 
-from typing import Any, List, Mapping, Optional, Sequence
+from typing import Any, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from lsprotocol import types
 
 from trainlint.diagnostics import SYNTAX_ERROR_CODE, Applicability, Diagnostic
 from trainlint.engine import applicable
-from trainlint.server import fixes
+from trainlint.server import fixes, notebooks
 from trainlint.server.convert import lsp_diagnostic, lsp_range
 from trainlint.server.findings import Findings
 from trainlint.server import positions
@@ -48,14 +48,20 @@ def _data(findings: Findings, action: str, index: int = -1) -> dict:
 
 
 def offered(
-    findings: Findings, index: LineIndex, request: types.Range, only: Optional[Sequence[str]]
+    findings: Findings,
+    index: LineIndex,
+    located: Sequence[Tuple[int, Diagnostic]],
+    request: types.Range,
+    only: Optional[Sequence[str]],
 ) -> List[types.CodeAction]:
     """The quick fixes of the findings in the range (safe fixes first, unsafe ones labelled), an ignore
-    comment for each, and, when anything in the document can be fixed, "Fix all safe fixes"."""
+    comment for each, and, when anything in the document can be fixed, "Fix all safe fixes". ``located``:
+    the findings in the text ``index`` indexes (a document, or a notebook's cell), each with its index
+    in the findings' result."""
     safe: List[types.CodeAction] = []
     unsafe: List[types.CodeAction] = []
     ignores: List[types.CodeAction] = []
-    for position, diagnostic in enumerate(findings.result.diagnostics):
+    for position, diagnostic in located:
         if diagnostic.code == SYNTAX_ERROR_CODE or not _overlaps(lsp_range(index, diagnostic), request):
             continue
         shown = [lsp_diagnostic(diagnostic, index)]
@@ -98,6 +104,26 @@ def new_text(findings: Findings, data: Mapping[str, Any]) -> fixes.FixedText:
     if action == "ignore":
         return fixes.ignore_comment(findings, position)
     return fixes.FixedText(None, f"unknown action {action!r}")
+
+
+class DocumentChange(NamedTuple):
+    """The text a code action gives one document (or notebook cell), and the version it was computed from."""
+
+    uri: str
+    version: int
+    before: str
+    after: str
+
+
+def document_changes(findings: Findings, data: Mapping[str, Any]) -> Tuple[List[DocumentChange], str]:
+    """The documents the action ``data`` changes (a notebook's changed cells), or nothing and why."""
+    fixed = new_text(findings, data)
+    if fixed.text is None:
+        return [], fixed.problem
+    if findings.notebook is None:
+        return [DocumentChange(findings.uri, findings.version, findings.text, fixed.text)], ""
+    changed, problem = notebooks.changed_cells(findings, fixed.text)
+    return [DocumentChange(c.uri, c.version, c.text, changed[c.uri]) for c in findings.notebook.cells if c.uri in changed], problem
 
 
 def text_edits(before: str, after: str, encoding: str) -> Optional[List[types.TextEdit]]:

@@ -7,17 +7,21 @@ lint and a fix, must never run at the same time.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, Optional
 
 from trainlint.engine import LintResult, RuleSettings, lint_source, python_verdict
 from trainlint.runner import MAX_ANALYSED_BYTES
+
+if TYPE_CHECKING:
+    from trainlint.server.notebooks import NotebookFindings
 
 
 class Findings(NamedTuple):
     """The engine's result for one version of a document, with what it was computed from.
 
     Code actions are computed against exactly this text: the result holds the
-    parsed module and the fixes as CST edits on it.
+    parsed module and the fixes as CST edits on it. For a notebook, ``text`` is
+    its code cells as one module and ``notebook`` says which cell each line is in.
     """
 
     uri: str
@@ -27,6 +31,7 @@ class Findings(NamedTuple):
     settings: RuleSettings
     unsafe_fixes: bool
     result: LintResult
+    notebook: Optional["NotebookFindings"] = None
 
 
 def lint_document(uri: str, version: int, text: str, path: str, settings: RuleSettings, unsafe_fixes: bool) -> Findings:

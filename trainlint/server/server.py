@@ -5,7 +5,8 @@ reading configuration run on one engine thread (see findings.py for why one),
 so the server keeps answering while a lint runs. An edit in a burst of edits
 waits a short debounce before its lint, and a newer edit cancels it; a result is
 published only if its document version is still the newest, so an editor
-never shows findings of text it no longer holds.
+never shows findings of text it no longer holds. A notebook is one document (its
+URI and version) whose findings are published per cell (notebooks.py).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Set, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -25,11 +26,13 @@ from pygls.uris import to_fs_path
 from trainlint import __version__
 from trainlint.config import ConfigError
 from trainlint.engine import LintResult, RuleSettings
-from trainlint.server import actions
+from trainlint.diagnostics import Diagnostic
+from trainlint.server import actions, notebooks
 from trainlint.server.configuration import WorkspaceConfiguration, is_config_file, overrides_from_options
 from trainlint.server.convert import hover_markdown, lsp_diagnostic
 from trainlint.server.findings import Findings, lint_document
-from trainlint.server.positions import UTF16, LineIndex
+from trainlint.server.notebooks import Cell
+from trainlint.server.positions import UTF16, LineIndex, Position, TextEdit, apply_edits
 
 # An edit that follows another within this time waits as long before its lint, so that a burst of
 # changes (a paste, an editor's change-then-reindent) is linted once; an edit after a pause is linted
@@ -37,6 +40,14 @@ from trainlint.server.positions import UTF16, LineIndex
 DEBOUNCE_SECONDS = 0.03
 CONFIG_GLOBS = ("**/pyproject.toml", "**/trainlint.yaml", "**/.trainlint.yaml")
 PYTHON_SUFFIXES = (".py", ".pyi")
+# Notebooks whatever their type (Jupyter, VS Code's interactive window): their Python cells are synced.
+NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
+    notebook_selector=[types.NotebookDocumentFilterWithCells(cells=[types.NotebookCellLanguage(language="python")])],
+    save=True,
+)
+
+# What a lint reads: a text document's text, or a notebook's cells in order.
+Source = Union[str, Tuple[Cell, ...]]
 
 
 class TrainlintServer(LanguageServer):
@@ -46,10 +57,18 @@ class TrainlintServer(LanguageServer):
     def __init__(self) -> None:
         # Full sync: the editor sends the whole text with each change. pygls applies incremental
         # changes on str.splitlines() lines, which break at form feeds and U+2028 where LSP lines do not.
-        super().__init__("trainlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Full)
+        super().__init__(
+            "trainlint",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Full,
+            notebook_document_sync=NOTEBOOK_SYNC,
+        )
         self.engine = ThreadPoolExecutor(max_workers=1, thread_name_prefix="trainlint-engine")
         self.configuration: Optional[WorkspaceConfiguration] = None
-        self.versions: Dict[str, int] = {}
+        self.versions: Dict[str, int] = {}  # by text document URI, and by notebook URI for a notebook's cells
+        # Each notebook cell's (version, text, language), kept here: editors send cell edits as ranges even
+        # to a full-sync server, and pygls applies those only under incremental sync.
+        self.cell_texts: Dict[str, Tuple[int, str, str]] = {}
         self.findings: Dict[str, Findings] = {}
         self.pending: Dict[str, asyncio.Task] = {}  # lints waiting for their debounce, by document
         self.changed_at: Dict[str, float] = {}  # when each document last changed (time.monotonic)
@@ -87,41 +106,68 @@ class TrainlintServer(LanguageServer):
         findings = await self.current_findings(uri)
         if findings is None or self.versions.get(uri) != findings.version:
             return
-        index = LineIndex(findings.text, self.encoding())
-        diagnostics = [lsp_diagnostic(d, index) for d in findings.result.diagnostics]
-        self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=findings.version)
-        )
+        if findings.notebook is None:
+            self.publish(uri, findings.version, self.shown_in(findings.text, findings.result.diagnostics))
+            return
+        for number, cell in enumerate(findings.notebook.cells, start=1):
+            self.publish(cell.uri, cell.version, self.shown_in(cell.text, [d for _, d in notebooks.in_cell(findings, number)]))
+
+    def shown_in(self, text: str, diagnostics: Sequence[Diagnostic]) -> List[types.Diagnostic]:
+        """The findings as diagnostics of the document (or cell) whose text is ``text``."""
+        index = LineIndex(text, self.encoding())
+        return [lsp_diagnostic(d, index) for d in diagnostics]
+
+    def publish(self, uri: str, version: Optional[int], diagnostics: List[types.Diagnostic]) -> None:
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version))
 
     async def current_findings(self, uri: str) -> Optional[Findings]:
         """The findings for the document's newest version: known, or linted now on the engine thread
         (once: a code action or hover asked for while that version's lint runs waits for the same lint).
         None when the document is closed, its configuration is broken, the lint failed, or a newer
-        version arrived meanwhile."""
+        version arrived meanwhile. A version whose text is the one linted last (an edit undone, a
+        notebook change to another cell's outputs) takes its findings: a lint would give the same."""
         version = self.versions.get(uri)
         if version is None:
             return None
         known = self.findings.get(uri)
         if known is not None and known.version == version:
             return known
+        source = self.source(uri)
+        if known is not None and _linted_from(known, source):
+            state = None if known.notebook is None else known.notebook._replace(cells=source)  # the cells' new versions
+            known = self.findings[uri] = known._replace(version=version, notebook=state)
+            return known
         key = (version, self.generation)
         running = self.running.get(uri)
         if running is None or running[0] != key:
-            text = self.workspace.get_text_document(uri).source
-            running = self.running[uri] = (key, asyncio.ensure_future(self._compute(uri, key, text)))
+            running = self.running[uri] = (key, asyncio.ensure_future(self._compute(uri, key, source)))
         # shielded: a caller cancelled by a newer edit must not cancel the lint others wait for
         return await asyncio.shield(running[1])
 
-    async def _compute(self, uri: str, key: Tuple[int, int], text: str) -> Optional[Findings]:
+    def source(self, uri: str) -> Source:
+        """What the lint of the document reads now."""
+        notebook = self.workspace.get_notebook_document(notebook_uri=uri)
+        if notebook is None:
+            return self.workspace.get_text_document(uri).source
+        cells = []
+        for cell in notebook.cells:
+            version, text, language = self.cell_texts.get(cell.document, (0, "", ""))
+            is_python = cell.kind == types.NotebookCellKind.Code and language == "python"
+            cells.append(Cell(cell.document, version, text, is_python))
+        return tuple(cells)
+
+    async def _compute(self, uri: str, key: Tuple[int, int], source: Source) -> Optional[Findings]:
         """Lint on the engine thread, and report what went wrong, once per lint. The result is kept only
         if the document and the configuration are still those it was computed for."""
         version, generation = key
         loop = asyncio.get_running_loop()
         try:
-            findings = await loop.run_in_executor(self.engine, self._lint, uri, version, text)
+            findings = await loop.run_in_executor(self.engine, self._lint, uri, version, source)
         except ConfigError as error:
             self.show_once(f"trainlint: configuration error: {error}", types.MessageType.Error)
-            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[], version=version))
+            documents = [(uri, version)] if isinstance(source, str) else [(cell.uri, cell.version) for cell in source]
+            for document, document_version in documents:
+                self.publish(document, document_version, [])
             return None
         except Exception as error:  # noqa: BLE001 - a trainlint bug must cost one lint, not the server
             trace = "".join(traceback.format_exception(type(error), error, error.__traceback__))
@@ -139,7 +185,7 @@ class TrainlintServer(LanguageServer):
                 self.log(f"trainlint: {error}")
         return findings
 
-    def _lint(self, uri: str, version: int, text: str) -> Optional[Findings]:
+    def _lint(self, uri: str, version: int, source: Source) -> Optional[Findings]:
         """On the engine thread. None when a newer version arrived while this one waited its turn."""
         if self.versions.get(uri) != version:
             return None
@@ -148,17 +194,53 @@ class TrainlintServer(LanguageServer):
         assert self.configuration is not None
         settings = self.configuration.for_document(Path(path) if path else None, name)
         display = _relative(path, self.configuration.root) if path else name
+        if not isinstance(source, str):
+            return notebooks.lint_notebook(uri, version, source, display, settings)
         if settings is None:  # excluded, as --force-exclude would skip it
-            return Findings(uri, version, text, display, RuleSettings(frozenset()), False, LintResult([]))
-        return lint_document(uri, version, text, display, settings.rules, settings.unsafe_fixes)
+            return Findings(uri, version, source, display, RuleSettings(frozenset()), False, LintResult([]))
+        return lint_document(uri, version, source, display, settings.rules, settings.unsafe_fixes)
 
-    def forget(self, uri: str) -> None:
+    async def located_findings(self, uri: str) -> Optional[Tuple[Findings, LineIndex, List[Tuple[int, Diagnostic]]]]:
+        """For a request about a text document or a notebook cell: the findings it belongs to, an index of
+        its text, and its findings located in it, each with its index in the findings' result."""
+        notebook = self.workspace.get_notebook_document(cell_uri=uri)
+        findings = await self.current_findings(uri if notebook is None else notebook.uri)
+        if findings is None:
+            return None
+        if findings.notebook is None:
+            return findings, LineIndex(findings.text, self.encoding()), list(enumerate(findings.result.diagnostics))
+        found = findings.notebook.cell(uri)
+        if found is None:
+            return None
+        number, cell = found
+        return findings, LineIndex(cell.text, self.encoding()), notebooks.in_cell(findings, number)
+
+    def edit_cells(self, cells: Sequence[types.TextDocumentItem]) -> None:
+        for cell in cells:
+            self.cell_texts[cell.uri] = (cell.version, cell.text, cell.language_id)
+
+    def change_cell(self, cell: types.VersionedTextDocumentIdentifier, changes: Sequence[Any]) -> None:
+        """Apply an editor's changes to a cell's text, each to the result of the one before (as LSP orders them)."""
+        _, text, language = self.cell_texts.get(cell.uri, (0, "", "python"))
+        for change in changes:
+            if isinstance(change, types.TextDocumentContentChangePartial):
+                start, end = change.range.start, change.range.end
+                edit = TextEdit(Position(start.line, start.character), Position(end.line, end.character), change.text)
+                text = apply_edits(text, [edit], self.encoding())
+            else:
+                text = change.text
+        self.cell_texts[cell.uri] = (cell.version, text, language)
+
+    def forget(self, uri: str, cells: Sequence[str] = ()) -> None:
+        """Drop a closed document (a notebook with its cells)."""
         waiting = self.pending.pop(uri, None)
         if waiting is not None:
             waiting.cancel()
         self.versions.pop(uri, None)
         self.findings.pop(uri, None)
         self.changed_at.pop(uri, None)
+        for cell in cells:
+            self.cell_texts.pop(cell, None)
 
     async def reload_configuration(self) -> None:
         """A configuration file changed: read every configuration again and lint every open document."""
@@ -186,16 +268,31 @@ class TrainlintServer(LanguageServer):
 
     # --- code actions -----------------------------------------------------------------------
 
-    def workspace_edit(self, findings: Findings, new_text: str) -> Optional[types.WorkspaceEdit]:
-        """Minimal edits against the version the fix was computed for; a client that checks versions
-        refuses it once the document has changed, so a late edit never lands on other text."""
-        edits = actions.text_edits(findings.text, new_text, self.encoding())
-        if edits is None:
+    def workspace_edit(self, changes: Sequence[actions.DocumentChange]) -> Optional[types.WorkspaceEdit]:
+        """Minimal edits of each document (a notebook's cells) against the version the fix was computed for;
+        a client that checks versions refuses it once a document has changed, so a late edit never lands on
+        other text. None if any change cannot be expressed in LSP positions."""
+        edited = [(change, actions.text_edits(change.before, change.after, self.encoding())) for change in changes]
+        if any(edits is None for _, edits in edited):
             return None
         if self.versioned_edits:
-            document = types.OptionalVersionedTextDocumentIdentifier(uri=findings.uri, version=findings.version)
-            return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(text_document=document, edits=edits)])
-        return types.WorkspaceEdit(changes={findings.uri: edits})
+            return types.WorkspaceEdit(
+                document_changes=[
+                    types.TextDocumentEdit(
+                        text_document=types.OptionalVersionedTextDocumentIdentifier(uri=change.uri, version=change.version),
+                        edits=edits,
+                    )
+                    for change, edits in edited
+                ]
+            )
+        return types.WorkspaceEdit(changes={change.uri: edits for change, edits in edited})
+
+
+def _linted_from(findings: Findings, source: Source) -> bool:
+    """Were the findings computed from this very text (these cells' texts)?"""
+    if findings.notebook is None:
+        return findings.text == source
+    return not isinstance(source, str) and notebooks.same_cells(findings, source)
 
 
 def _relative(path: str, root: Path) -> str:
@@ -261,7 +358,42 @@ def create_server() -> TrainlintServer:
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: TrainlintServer, params: types.DidCloseTextDocumentParams) -> None:
         ls.forget(params.text_document.uri)
-        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
+        ls.publish(params.text_document.uri, None, [])
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+    def did_open_notebook(ls: TrainlintServer, params: types.DidOpenNotebookDocumentParams) -> None:
+        ls.edit_cells(params.cell_text_documents)
+        ls.versions[params.notebook_document.uri] = params.notebook_document.version
+        ls.schedule(params.notebook_document.uri, 0)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def did_change_notebook(ls: TrainlintServer, params: types.DidChangeNotebookDocumentParams) -> None:
+        uri = params.notebook_document.uri
+        if uri not in ls.versions:
+            return
+        cells = params.change.cells
+        structure = cells.structure if cells else None
+        if structure is not None:
+            ls.edit_cells(structure.did_open or [])
+            for removed in structure.did_close or []:
+                ls.cell_texts.pop(removed.uri, None)
+                ls.publish(removed.uri, None, [])
+        for content in (cells.text_content if cells else None) or []:
+            ls.change_cell(content.document, content.changes)
+        ls.versions[uri] = params.notebook_document.version
+        ls.schedule(uri, ls.debounce(uri))
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+    def did_save_notebook(ls: TrainlintServer, params: types.DidSaveNotebookDocumentParams) -> None:
+        if params.notebook_document.uri in ls.versions:
+            ls.schedule(params.notebook_document.uri, 0)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def did_close_notebook(ls: TrainlintServer, params: types.DidCloseNotebookDocumentParams) -> None:
+        cells = [cell.uri for cell in params.cell_text_documents]
+        ls.forget(params.notebook_document.uri, cells)
+        for cell in cells:
+            ls.publish(cell, None, [])
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     async def did_change_watched_files(ls: TrainlintServer, params: types.DidChangeWatchedFilesParams) -> None:
@@ -275,11 +407,10 @@ def create_server() -> TrainlintServer:
         ),
     )
     async def code_action(ls: TrainlintServer, params: types.CodeActionParams) -> Optional[List[types.CodeAction]]:
-        findings = await ls.current_findings(params.text_document.uri)
-        if findings is None:
+        located = await ls.located_findings(params.text_document.uri)
+        if located is None:
             return None
-        index = LineIndex(findings.text, ls.encoding())
-        offered = actions.offered(findings, index, params.range, params.context.only)
+        offered = actions.offered(*located, params.range, params.context.only)
         if not ls.resolve_edits:
             offered = [await resolve(ls, action) for action in offered]
             offered = [action for action in offered if action.edit is not None]
@@ -292,11 +423,11 @@ def create_server() -> TrainlintServer:
         if findings is None or findings.version != data.get("version") or ls.versions.get(findings.uri) != findings.version:
             return action  # the document changed since the action was offered: no edit, nothing applied
         loop = asyncio.get_running_loop()
-        fixed = await loop.run_in_executor(ls.engine, actions.new_text, findings, data)
-        if fixed.text is None:
-            ls.show_once(f"trainlint: cannot apply \"{action.title}\": {fixed.problem}", types.MessageType.Warning)
+        changes, problem = await loop.run_in_executor(ls.engine, actions.document_changes, findings, data)
+        if problem:
+            ls.show_once(f"trainlint: cannot apply \"{action.title}\": {problem}", types.MessageType.Warning)
             return action
-        action.edit = ls.workspace_edit(findings, fixed.text)
+        action.edit = ls.workspace_edit(changes)
         if action.edit is None:
             problem = "its edit cannot be expressed in LSP positions"
             ls.show_once(f"trainlint: cannot apply \"{action.title}\": {problem}", types.MessageType.Error)
@@ -304,11 +435,11 @@ def create_server() -> TrainlintServer:
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def hover(ls: TrainlintServer, params: types.HoverParams) -> Optional[types.Hover]:
-        findings = await ls.current_findings(params.text_document.uri)
-        if findings is None:
+        located = await ls.located_findings(params.text_document.uri)
+        if located is None:
             return None
-        index = LineIndex(findings.text, ls.encoding())
-        here = [d for d in findings.result.diagnostics if actions.covers(index, d, params.position)]
+        _, index, diagnostics = located
+        here = [d for _, d in diagnostics if actions.covers(index, d, params.position)]
         text = hover_markdown(here)
         if text is None:
             return None
