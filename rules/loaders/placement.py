@@ -44,7 +44,7 @@ from trainlint.analysis.names import (
     ASSIGN, AUGMENTED, COMPREHENSION, COMPREHENSIONS, DEF, FOR, PARAMETER, WITH, Binding, Names, passed_argument,
 )  # fmt: skip
 from trainlint.analysis.steps import LoaderLoop, TrainingLoops
-from trainlint.analysis.values import string_value
+from trainlint.analysis.values import Values, string_value
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix
 
@@ -247,6 +247,10 @@ class DevicePlacement:
         return self.facts.fact(Names)
 
     @functools.cached_property
+    def values(self) -> Values:
+        return self.facts.fact(Values)
+
+    @functools.cached_property
     def names(self) -> "NameBindings":
         """TL104's view of names (see :class:`NameBindings`)."""
         return self.facts.fact(NameBindings)
@@ -422,36 +426,29 @@ class DevicePlacement:
     # -- provable values -----------------------------------------------------------------
 
     def is_provably_off(self, expr: Optional[cst.BaseExpression]) -> bool:
-        """An argument that is absent, ``False``, ``None`` or ``0``, directly or through a name.
+        """An argument that is absent, ``False``, ``None`` or ``0``, directly or through names.
 
         ``True``, ``torch.cuda.is_available()``, a parameter or a config
         attribute are not provably off.
         """
-        return expr is None or self._constant(expr) in (False, None)
+        if expr is None:
+            return True
+        found = self.values.literal_values(expr)
+        return found is not None and all(value in (False, None) for value in found)
 
     def is_provably_on(self, expr: cst.BaseExpression) -> bool:
-        """``True``, directly or through a name: a switch that is on whatever the machine.
+        """``True``, directly or through names: a switch that is on whatever the machine.
 
         ``torch.cuda.is_available()``, ``device.type == "cuda"``, a parameter or
         a config attribute are not provably on.
         """
-        return self._constant(expr) is True
+        found = self.values.literal_values(expr)
+        return found is not None and all(value is True for value in found)
 
-    def _constant(self, expr: cst.BaseExpression, depth: int = 0) -> object:
-        """The value of a literal ``True``/``False``/``None``/integer/string, followed through names."""
-        if isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"):
-            return {"True": True, "False": False, "None": None}[expr.value]
-        if isinstance(expr, cst.Integer):
-            return int(expr.value, 0)
-        text = string_value(expr)
-        if text is not None:
-            return text
-        if isinstance(expr, cst.Name) and depth < MAX_DEPTH:
-            binding = self.scopes.binding_of(expr)
-            value = self._plain_value(binding) if binding is not None else None
-            if value is not None:
-                return self._constant(value, depth + 1)
-        return _UNKNOWN
+    def _constant(self, expr: cst.BaseExpression) -> object:
+        """The one literal (``True``/``False``/``None``/a number/a string) ``expr`` holds wherever it is read."""
+        found = self.values.literal_values(expr)
+        return next(iter(found)) if found is not None and len(found) == 1 else _UNKNOWN
 
     def is_provably_cpu(self, device: cst.BaseExpression, invocations: Invocations = (), depth: int = 0) -> bool:
         """``"cpu"``, ``torch.device("cpu")``, or a name every binding of which is one of those."""
