@@ -248,6 +248,7 @@ class DevicePlacement:
 
     @functools.cached_property
     def values(self) -> Values:
+        """The literals expressions hold: what makes a switch provably on or off."""
         return self.facts.fact(Values)
 
     @functools.cached_property
