@@ -55,6 +55,8 @@ _HELD_OUT_LOADER = re.compile(
 _WHOLE_FILE_READ = re.compile(
     r"\b(?:np|numpy|torch)\.load\(|loadtxt|genfromtxt|fromfile|\bread_(?:csv|parquet|feather|pickle|excel|json|table|hdf)\(|h5py"
 )
+# A CUDA tensor type (TL103), called directly or through an alias: ``Tensor = torch.cuda.FloatTensor if cuda else ...``.
+_CUDA_TENSOR_TYPE = re.compile(r"cuda\.[A-Z][a-z]*Tensor\b")
 # A tensor created as floating point (TL302): float tensor types, ``torch.Tensor(``, ``from_numpy``,
 # a float cast, or a float dtype given to a factory or ``.to(``.
 _FLOAT_TENSOR = re.compile(
@@ -75,9 +77,13 @@ RULES: Tuple[RuleEntry, ...] = (
         "dataset-on-accelerator",
         "loaders.tl103_dataset_on_accelerator",
         "DatasetOnAccelerator",
-        # a whole-file read (NumPy, torch, pandas, h5py) and a move to a device
-        # (PyTorch), or a tf.data pipeline or Keras fit built from the arrays (TensorFlow)
-        ((_WHOLE_FILE_READ, (".to(", ".cuda(", "device=")), (_WHOLE_FILE_READ, ("from_tensor", ".fit("))),
+        # a whole-file read (NumPy, torch, pandas, h5py) and a move to a device or a CUDA tensor
+        # type (PyTorch), or a tf.data pipeline or Keras fit built from the arrays (TensorFlow)
+        (
+            (_WHOLE_FILE_READ, (".to(", ".cuda(", "device=")),
+            (_WHOLE_FILE_READ, _CUDA_TENSOR_TYPE),
+            (_WHOLE_FILE_READ, ("from_tensor", ".fit(")),
+        ),
     ),
     RuleEntry("TL104", "pin-memory-without-cuda", "loaders.tl104_pin_memory_without_cuda", "PinMemoryWithoutCuda", ("pin_memory",)),
     RuleEntry("TL201", "cuda-amp-on-other-device", "amp.tl201_cuda_amp_on_other_device", "CudaAmpOnOtherDevice", ("autocast", "GradScaler")),

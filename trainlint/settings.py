@@ -19,12 +19,16 @@ DEFAULT_EXCLUDE = (
     "build", "dist", "node_modules", "site-packages", ".eggs", "*.egg-info", ".mypy_cache",
     ".pytest_cache", ".ruff_cache", ".trainlint_cache", ".ipynb_checkpoints",
 )
-# Tests run training code for a handful of steps: a history or a loss sum that
-# grows with the length of the run is true there by the letter and costs nothing
-# (Lightning's test doubles record every batch of a 4-step run). Setting
-# `per-file-ignores` replaces this default, as `exclude` replaces its own.
+# Tests run training code for a handful of steps on tiny models and data: a defect
+# whose cost grows with the length of the run or the size of the data is true
+# there by the letter and costs nothing (Lightning's test doubles record every
+# batch of a 4-step run; transformers-style model tests run one forward per model
+# class in eval mode without no_grad). The rules whose findings crash or corrupt
+# a run whatever its size (TL101, TL102, TL104, TL2xx, TL3xx) still check tests.
+# Setting `per-file-ignores` replaces this default, as `exclude` replaces its own.
+RULES_THAT_SCALE_WITH_THE_RUN = ("TL103", "TL401", "TL402", "TL403", "TL404", "TL405")
 DEFAULT_PER_FILE_IGNORES = tuple(
-    (pattern, ("TL401", "TL402"))
+    (pattern, RULES_THAT_SCALE_WITH_THE_RUN)
     for pattern in ("tests/*", "*/tests/*", "test/*", "*/test/*", "test_*.py", "*_test.py", "conftest.py")
 )
 # The files a folder's walk checks (Ruff's default less pyproject.toml): Python sources and Jupyter notebooks.

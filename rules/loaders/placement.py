@@ -253,14 +253,8 @@ class DevicePlacement:
 
     @functools.cached_property
     def names(self) -> "NameBindings":
-        """TL104's view of names (see :class:`NameBindings`)."""
+        """TL104's view of names (see :class:`NameBindings`): ask :attr:`scopes` instead."""
         return self.facts.fact(NameBindings)
-
-    def definition(self, func: cst.BaseExpression) -> Optional["HeldValue"]:
-        """TL103's view of :meth:`called_definition` for a plain name (see :class:`NameBindings`)."""
-        found = self.called_definition(func) if isinstance(func, cst.Name) else None
-        binding = self.scopes.binding_at(found) if found is not None else None
-        return HeldValue(binding, found, ()) if binding is not None else None
 
     # -- what a name holds ---------------------------------------------------------------
 
@@ -695,7 +689,18 @@ class DevicePlacement:
                 return Move(call, device, invocations)
         if CUDA_TENSOR_TYPE.fullmatch(qualified) and isinstance(func, cst.Attribute):
             return Move(call, None, invocations, cuda=True)
+        if isinstance(func, cst.Name) and self._names_cuda_tensor_type(func):
+            return Move(call, None, invocations, cuda=True)  # Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor
         return None
+
+    def _names_cuda_tensor_type(self, name: cst.Name) -> bool:
+        """``name`` may hold a CUDA tensor type: bound to ``torch.cuda.FloatTensor``, directly or in one arm of a conditional."""
+        for binding in self.scopes.reaching(name):
+            value = self.scopes.bound_value(binding)
+            arms = [value.body, value.orelse] if isinstance(value, cst.IfExp) else [value]
+            if any(isinstance(arm, cst.Attribute) and CUDA_TENSOR_TYPE.fullmatch(self.facts.qualified_name(arm) or "") for arm in arms):
+                return True
+        return False
 
     def _targets_accelerator(self, device: cst.BaseExpression, invocations: Invocations) -> bool:
         """A device argument that may name an accelerator by itself: not provably the CPU, not ``t.device``."""
@@ -1335,40 +1340,24 @@ class CpuDatasetFix:
 
 
 # ---------------------------------------------------------------------------------------------
-# The view of names that TL103 and TL104 still read: they are ported to Names on their own
-# branches. Delete this section (and DevicePlacement.names/definition) with its last use.
+# The view of names that TL104 still reads (``placement.names.values(node)``); delete this
+# section and DevicePlacement.names once TL104 asks Names itself.
 
 
 class HeldValue(NamedTuple):
-    """A binding as TL103/TL104 read it: ``value`` what it holds (None when not followed), ``element`` the indices left."""
+    """A binding as TL104 reads it: ``value`` what it holds (None when not followed), ``element`` the indices left."""
 
     binding: Binding
-    value: Union[cst.BaseExpression, cst.FunctionDef, cst.ClassDef, None]
+    value: Optional[cst.BaseExpression]
     element: Tuple[int, ...]
 
 
 class NameBindings:
-    """TL103's and TL104's questions about names, answered by :class:`Names`; ``facts.fact(NameBindings)``."""
+    """TL104's question about names, answered by :class:`Names`; ``facts.fact(NameBindings)``."""
 
     def __init__(self, facts: "ModuleFacts") -> None:
         self.placement = facts.fact(DevicePlacement)
-        self.scopes = facts.fact(Names)
-
-    def _held(self, binding: Binding) -> HeldValue:
-        value, element = self.placement.held(binding)
-        return HeldValue(binding, value, element)
 
     def values(self, node: cst.BaseExpression) -> List[HeldValue]:
-        return [self._held(b) for b in self.placement.bindings(node)]
-
-    def bindings_of_value(self, value: cst.BaseExpression) -> List[HeldValue]:
-        return [self._held(b) for b in self.scopes.bindings_holding(value)]
-
-    def reads_of(self, held: HeldValue) -> List[cst.CSTNode]:
-        return self.scopes.uses(held.binding)
-
-    def before(self, node: cst.CSTNode, other: cst.CSTNode) -> bool:
-        return self.scopes.precedes(node, other)
-
-    def returns(self, function: Union[cst.FunctionDef, cst.Lambda]) -> List[cst.BaseExpression]:
-        return self.scopes.returns(function)
+        """What a name or ``self.x`` may hold (:meth:`DevicePlacement.bindings`)."""
+        return [HeldValue(b, *self.placement.held(b)) for b in self.placement.bindings(node)]

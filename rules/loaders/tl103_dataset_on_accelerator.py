@@ -7,12 +7,12 @@ from typing import Dict, List, NamedTuple, Optional, Set, Tuple
 
 import libcst as cst
 
-from trainlint.analysis.devices import string_value
-
+from trainlint.analysis.names import WITH, Binding, Names
+from trainlint.analysis.values import Values, string_value
 from trainlint.analysis.walk import walk
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Rule
-from trainlint.rules.loaders.placement import CpuDatasetFix, DeviceBatches, DevicePlacement, Move, NameBindings
+from trainlint.rules.loaders.placement import CpuDatasetFix, DeviceBatches, DevicePlacement, Move
 
 # Calls that read a whole file into memory (NumPy, torch, pandas); h5py reads are ``dataset[:]``/``[()]``.
 FILE_READERS = frozenset(
@@ -41,13 +41,25 @@ FIT_BLOCKERS = frozenset({"validation_split", "sample_weight", "class_weight", "
 READ_ONLY_ARRAY_USES = frozenset({"astype", "reshape", "shape", "dtype", "ndim", "T", "copy", "size"})
 COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 SPLITTERS = frozenset({"split", "chunk", "tensor_split"})
+# What the message needs to put a size on the array: reshapes with literal sizes, and element types.
+RESHAPES = frozenset({"reshape", "view"})
+DTYPE_BYTES = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2, "int64": 8, "int32": 4, "int16": 2, "int8": 1, "uint8": 1, "bool": 1}
+DTYPE_ALIASES = {"float": "float32", "double": "float64", "half": "float16", "long": "int64", "int": "int32", "short": "int16", "bool_": "bool"}
+DTYPE_METHODS = {"float": "float32", "double": "float64", "half": "float16", "bfloat16": "bfloat16", "long": "int64", "int": "int32", "byte": "uint8", "bool": "bool"}
+TENSOR_TYPE = re.compile(r"torch\.(?:cuda\.)?([A-Z][a-z]*)Tensor")
+TENSOR_TYPE_DTYPES = {"Float": "float32", "Double": "float64", "Half": "float16", "Long": "int64", "Int": "int32", "Byte": "uint8", "Bool": "bool"}
 MAX_DEPTH = 30
 
 
 class WholeRead(NamedTuple):
-    """The call that read the file (``np.load(...)``, ``h5py.File(...)`` for a ``ds[:]`` read)."""
+    """The call that read the file (``np.load(...)``, ``h5py.File(...)`` for a ``ds[:]`` read), and the calls
+    its data went through on the way to the move, outermost first (``.reshape(...)``, ``.float()``)."""
 
     call: cst.Call
+    through: Tuple[cst.Call, ...] = ()
+
+    def via(self, call: cst.Call) -> "WholeRead":
+        return self._replace(through=(call, *self.through))
 
 
 class Batching(NamedTuple):
@@ -56,7 +68,8 @@ class Batching(NamedTuple):
     description: str
     loader: Optional[DeviceBatches]  # the DataLoader over it
     slices: Tuple[cst.Subscript, ...]  # or the loop subscripts that take each batch
-    names: Tuple[object, ...]  # bindings whose reads were inspected (for the fix's safety)
+    names: Tuple[Binding, ...]  # bindings whose reads were inspected (for the fix's safety)
+    rows: Optional[int] = None  # rows in one batch, where the code shows it
 
 
 class DatasetOnAccelerator(Rule):
@@ -64,7 +77,9 @@ class DatasetOnAccelerator(Rule):
     Finds a data set that is read whole from a file (`np.load` of a `.npy`
     or `.npz`, `torch.load`, `pd.read_csv(...).values`, an h5py dataset
     read with `[:]` or `[()]`), moved to the accelerator (`.to(device)`,
-    `.cuda()`, `torch.tensor(..., device=device)`) and only then cut into
+    `.cuda()`, `torch.tensor(..., device=device)`, a CUDA tensor type such
+    as `torch.cuda.FloatTensor(...)`, also through an alias like `Tensor =
+    torch.cuda.FloatTensor if cuda else torch.FloatTensor`) and only then cut into
     mini-batches: handed to a `DataLoader` (directly, in a `TensorDataset`
     or a same-module Dataset class) or sliced batch by batch in a loop.
     TensorFlow/Keras: `tf.data.Dataset.from_tensor_slices(arrays)` or a
@@ -78,6 +93,11 @@ class DatasetOnAccelerator(Rule):
     from generators, TFRecords or files, or under `tf.device("/CPU:0")`.
     scikit-learn's `fit` is not Keras's: a `fit` is checked only on a
     model compiled in the module or built by Keras.
+
+    The message names the file and, where the code shows them (a
+    `.reshape`/`.view` with literal sizes, a dtype, the batch size), what
+    the whole array costs against one batch: "16283x3x224x224 float32
+    values, 9.1 GiB, 254 times one batch of 64".
 
     ## Why is this bad
     The accelerator must then hold the whole data set, not one batch. It
@@ -126,7 +146,8 @@ class DatasetOnAccelerator(Rule):
     non_blocking=True)`). It is safe when every use of the moved data is
     such a loop in this module, so each batch reaches the same device as
     before; otherwise it is unsafe or not offered (an index tensor on the
-    accelerator, the moved tensor also read whole).
+    accelerator, the moved tensor also read whole, a tensor-type alias that
+    picks CUDA or the CPU at run time: the batches would have to follow it).
     TensorFlow: the statement that builds the pipeline is wrapped in
     `with tf.device("/CPU:0"):` (safe: only where the data sits changes),
     and each `np.load` feeding it opens its `.npy` file with
@@ -153,7 +174,7 @@ class DatasetOnAccelerator(Rule):
 
     def visit_Module(self, node: cst.Module) -> None:
         self.placement = self.facts.fact(DevicePlacement)
-        self.names = self.facts.fact(NameBindings)
+        self.names = self.facts.fact(Names)
         self.fixer = self.facts.fact(CpuDatasetFix)
         loaders = [b for b in (self.placement.device_batches(c, None) for c in self.facts.nodes(cst.Call)) if b is not None]
         for call in self.facts.nodes(cst.Call):
@@ -213,18 +234,20 @@ class DatasetOnAccelerator(Rule):
         qualified = self.facts.qualified_name(call.func) or ""
         if qualified in FILE_READERS:
             return WholeRead(call)
-        if qualified in CONVERTERS:
-            return self._whole_read(call.args[0].value, depth + 1) if call.args else None
+        if qualified in CONVERTERS or qualified == "numpy.reshape":
+            found = self._whole_read(call.args[0].value, depth + 1) if call.args else None
+            return found.via(call) if found is not None else None
         if isinstance(call.func, cst.Attribute) and self.facts.qualified_name(call.func) is None:
             if call.func.attr.value in ROW_LIMITING:
                 return None
-            return self._whole_read(call.func.value, depth + 1)  # df.to_numpy(), X.astype(...), X.float()
-        definition = self.placement.definition(call.func)
-        if definition is not None and isinstance(definition.value, cst.FunctionDef):
-            for returned in self.names.returns(definition.value):
-                found = self._whole_read(returned, depth + 1)
-                if found is not None:
-                    return found
+            found = self._whole_read(call.func.value, depth + 1)  # df.to_numpy(), X.astype(...), X.float()
+            return found.via(call) if found is not None else None
+        for definition in self.names.resolve_callable(call.func):
+            if isinstance(definition, cst.FunctionDef):
+                for returned in self.names.returns(definition):
+                    found = self._whole_read(returned, depth + 1)
+                    if found is not None:
+                        return found
         return None
 
     def _subscript_read(self, subscript: cst.Subscript, depth: int) -> Optional[WholeRead]:
@@ -252,14 +275,14 @@ class DatasetOnAccelerator(Rule):
                     return found
         return None
 
-    def _values_of(self, name: cst.Name) -> List[cst.BaseExpression]:
-        """What ``name`` may hold: its assigned values, or the context manager of ``with <value> as name:``
-        (``with np.load(path) as data:``, ``with h5py.File(path) as f:``), which NameBindings does not follow."""
-        values = [b.value for b in self.names.values(name) if isinstance(b.value, cst.BaseExpression)]
-        for with_item in self.facts.nodes(cst.WithItem):
-            alias = with_item.asname.name if with_item.asname is not None else None
-            if isinstance(alias, cst.Name) and alias.value == name.value and self.names.before(with_item, name):
-                values.append(with_item.item)
+    def _values_of(self, name: cst.Expression) -> List[cst.BaseExpression]:
+        """What ``name`` may hold where it is read: its assigned values, or the context manager of
+        ``with <value> as name:`` (``with np.load(path) as data:``, ``with h5py.File(path) as f:``)."""
+        values = []
+        for binding in self.names.reaching(name):
+            value = binding.value if binding.kind == WITH and not binding.path else self.names.bound_value(binding)
+            if value is not None:
+                values.append(value)
         return values
 
     def _batching(self, move: Move, loaders: List[DeviceBatches]) -> Optional[Batching]:
@@ -268,11 +291,11 @@ class DatasetOnAccelerator(Rule):
             if any(m.call is move.call for m in batches.trace.moves):
                 size = batches.arguments.get("batch_size")
                 rows = f", {self.facts.code(size)} rows at a time" if size is not None else ""
-                return Batching(f"a `DataLoader`{rows}", batches, (), ())
+                return Batching(f"a `DataLoader`{rows}", batches, (), (), self._integer(size))
         bindings = self._bindings_of(move.call)
         slices: List[cst.Subscript] = []
         for binding in bindings:
-            for read in self.names.reads_of(binding):
+            for read in self.names.uses(binding):
                 parent = self.facts.parent(read)
                 if isinstance(parent, cst.Subscript) and parent.value is read and self._varies_per_iteration(parent):
                     slices.append(parent)
@@ -280,9 +303,28 @@ class DatasetOnAccelerator(Rule):
                     return Batching(f"`{self.facts.code(self.facts.parent(read) or read)}`", None, (), ())
         if not slices:
             return None
-        return Batching(f"`{self.facts.code(slices[0])}` in a loop", None, tuple(slices), tuple(bindings))
+        return Batching(f"`{self.facts.code(slices[0])}` in a loop", None, tuple(slices), tuple(bindings), self._slice_rows(slices[0]))
 
-    def _bindings_of(self, call: cst.Call) -> List[object]:
+    def _integer(self, expression: Optional[cst.BaseExpression]) -> Optional[int]:
+        """The one positive integer ``expression`` holds (``32``, ``BATCH_SIZE`` bound to 32), else None."""
+        values = self.facts.fact(Values).literal_values(expression) if expression is not None else None
+        if values is None or len(values) != 1:
+            return None
+        (value,) = values
+        return value if type(value) is int and value > 0 else None
+
+    def _slice_rows(self, subscript: cst.Subscript) -> Optional[int]:
+        """The rows ``X[i:i + n]`` takes: ``n``, when the upper bound is the lower plus it."""
+        parts = _slice_parts(subscript)
+        first = parts[0] if parts else None
+        if not isinstance(first, cst.Slice) or first.lower is None or not isinstance(first.upper, cst.BinaryOperation):
+            return None
+        upper = first.upper
+        if not isinstance(upper.operator, cst.Add) or not upper.left.deep_equals(first.lower):
+            return None
+        return self._integer(upper.right)
+
+    def _bindings_of(self, call: cst.Call) -> List[Binding]:
         """The names bound to the moved tensor (``X = torch.from_numpy(a).to(device).float()``)."""
         value: cst.CSTNode = call
         parent = self.facts.parent(value)
@@ -290,7 +332,7 @@ class DatasetOnAccelerator(Rule):
             (isinstance(parent, cst.Attribute) and parent.value is value) or (isinstance(parent, cst.Call) and parent.func is value)
         ):
             value, parent = parent, self.facts.parent(parent)
-        return [b for b in self.names.bindings_of_value(value) if not b.element]
+        return _names_bound_to(self.names, self.facts.parent(value), value)
 
     def _varies_per_iteration(self, subscript: cst.Subscript) -> bool:
         """``X[i:i + bs]``, ``X[perm[k]]`` in a loop that rebinds ``i``/``k``: each iteration takes other rows.
@@ -319,7 +361,7 @@ class DatasetOnAccelerator(Rule):
         if read is None or self._under_cpu_scope(call):
             return
         message = (
-            f"the whole data set read by `{_short(self.facts.code(read.call))}` becomes one tensor on the GPU: {how} "
+            f"the whole data set{_file_named(read.call)} (read by `{_short(self.facts.code(read.call))}`) becomes one tensor on the GPU: {how} "
             "copies every array it is given to the default device before a single batch is taken, which works until "
             "the data grows; build the pipeline under `with tf.device(\"/CPU:0\"):` so that only batches reach the GPU"
         )
@@ -338,8 +380,8 @@ class DatasetOnAccelerator(Rule):
         if compiled:
             return True
         return any(
-            isinstance(b.value, cst.Call) and (self.facts.qualified_name(b.value.func) or "").startswith(("tensorflow.keras.", "keras."))
-            for b in self.names.values(call.func.value)
+            isinstance(value, cst.Call) and (self.facts.qualified_name(value.func) or "").startswith(("tensorflow.keras.", "keras."))
+            for value in self._values_of(call.func.value)
         )
 
     def _under_cpu_scope(self, node: cst.CSTNode) -> bool:
@@ -388,11 +430,11 @@ class DatasetOnAccelerator(Rule):
 
     def _only_read(self, load: cst.Call) -> bool:
         """The array ``np.load`` returns is bound to a name whose every use reads it (no in-place write, no npz key)."""
-        bindings = [b for b in self.names.bindings_of_value(load) if not b.element]
+        bindings = _names_bound_to(self.names, self.facts.parent(load), load)
         if not bindings:
             return False
         for binding in bindings:
-            for read in self.names.reads_of(binding):
+            for read in self.names.uses(binding):
                 parent = self.facts.parent(read)
                 if isinstance(parent, cst.Attribute) and parent.attr.value in READ_ONLY_ARRAY_USES:
                     continue
@@ -443,11 +485,67 @@ class DatasetOnAccelerator(Rule):
 
     def _report(self, move: Move, read: WholeRead, batching: Batching) -> None:
         message = (
-            f"the whole data set read by `{_short(self.facts.code(read.call))}` is moved to the accelerator by "
+            f"the whole data set{_file_named(read.call)} (read by `{_short(self.facts.code(read.call))}`) is moved to the accelerator by "
             f"`{_short(self.facts.code(move.call))}` before it is cut into batches ({batching.description}): the GPU "
-            "must hold all of it instead of one batch, which works until the data grows; keep it on the CPU and move each batch"
+            f"must hold all of it instead of one batch{self._cost(move, read, batching)}, which works until the data "
+            "grows; keep it on the CPU and move each batch"
         )
         self.report(move.call, message, fix=self._fix(move, batching))
+
+    def _cost(self, move: Move, read: WholeRead, batching: Batching) -> str:
+        """What the whole array costs against one batch, from the shape and dtype the code gives it (else "")."""
+        calls = (move.call, *read.through)
+        shape = next((s for s in map(self._shape, calls) if s is not None), None)
+        dtype = next((d for d in map(self._dtype, calls) if d is not None), None)
+        if shape is None or any(d < 0 for d in shape[1:]):
+            return ""
+        row = _product(shape[1:])
+        width = DTYPE_BYTES.get(dtype or "")
+        kind = f"{dtype} " if dtype is not None else ""
+        if shape[0] >= 0:
+            whole = f" ({'x'.join(map(str, shape))} {kind}values{f', {_size(_product(shape) * width)}' if width else ''}"
+            batch = f", {shape[0] // batching.rows:,} times one batch of {batching.rows}" if batching.rows else ""
+            return f"{whole}{batch})"
+        if batching.rows is None:
+            return ""
+        one_batch = f", {_size(batching.rows * row * width)}" if width else ""
+        return f" (one batch is {batching.rows}x{'x'.join(map(str, shape[1:]))} {kind}values{one_batch}; the whole array is every row of the file)"
+
+    def _shape(self, call: cst.Call) -> Optional[Tuple[int, ...]]:
+        """The shape a ``.reshape``/``.view``/``np.reshape`` call gives, when its sizes are integer literals (-1 allowed once)."""
+        if isinstance(call.func, cst.Attribute) and self.facts.qualified_name(call.func) is None and call.func.attr.value in RESHAPES:
+            sizes = [a.value for a in call.args if a.keyword is None]
+        elif self.facts.qualified_name(call.func) == "numpy.reshape" and len(call.args) >= 2:
+            sizes = [call.args[1].value]
+        else:
+            return None
+        if len(sizes) == 1 and isinstance(sizes[0], (cst.Tuple, cst.List)):
+            sizes = [e.value for e in sizes[0].elements]
+        shape = tuple(_signed_integer(size) for size in sizes)
+        if not shape or None in shape or sum(1 for d in shape if d < 0) > 1:  # type: ignore[operator]
+            return None
+        return shape  # type: ignore[return-value]
+
+    def _dtype(self, call: cst.Call) -> Optional[str]:
+        """The element type a call gives its result: ``.float()``, ``.astype(np.float32)``, ``dtype=torch.long``,
+        ``torch.FloatTensor(...)``; None when it does not say."""
+        qualified = self.facts.qualified_name(call.func) or ""
+        tensor_type = TENSOR_TYPE.fullmatch(qualified)
+        if tensor_type is not None:
+            return TENSOR_TYPE_DTYPES.get(tensor_type.group(1))
+        if isinstance(call.func, cst.Attribute) and not qualified:
+            method = call.func.attr.value
+            if method in DTYPE_METHODS:
+                return DTYPE_METHODS[method]
+            if method == "astype" and call.args:
+                return self._dtype_name(call.args[0].value)
+        dtype = _argument(call, "dtype", None)
+        return self._dtype_name(dtype) if dtype is not None else None
+
+    def _dtype_name(self, expression: cst.BaseExpression) -> Optional[str]:
+        """``torch.float32``, ``np.float32``, ``"float32"``, ``torch.long`` -> the canonical dtype name."""
+        name = string_value(expression) or (self.facts.qualified_name(expression) or "").rsplit(".", 1)[-1]
+        return DTYPE_ALIASES.get(name, name) if DTYPE_ALIASES.get(name, name) in DTYPE_BYTES else None
 
     def _fix(self, move: Move, batching: Batching) -> Optional[CstFix]:
         if batching.loader is not None:
@@ -467,10 +565,54 @@ class DatasetOnAccelerator(Rule):
         only_batched = all(
             self.facts.parent(read) in batching.slices or self.fixer.placement_free(read)
             for binding in batching.names
-            for read in self.names.reads_of(binding)  # type: ignore[arg-type]
+            for read in self.names.uses(binding)
         )
         applicability = Applicability.SAFE if only_batched else Applicability.UNSAFE
         return CstFix("Keep the data set on the CPU and move each batch where the loop takes it", applicability, replacements)
+
+
+def _names_bound_to(names: Names, statement: Optional[cst.CSTNode], value: cst.BaseExpression) -> List[Binding]:
+    """The names ``value`` is bound to whole (``X = value``, ``X: T = value``), not element-wise."""
+    if isinstance(statement, cst.Assign) and statement.value is value:
+        targets = [t.target for t in statement.targets]
+    elif isinstance(statement, (cst.AnnAssign, cst.NamedExpr)) and statement.value is value:
+        targets = [statement.target]
+    else:
+        return []
+    bindings = [names.binding_at(target) for target in targets]
+    return [b for b in bindings if b is not None and not b.path]
+
+
+def _file_named(read: cst.Call) -> str:
+    """`` in `X.npy``` for ``np.load(os.path.join(root, "X.npy"))``: the last string literal of the path argument."""
+    path = read.args[0].value if read.args else None
+    literals = [text for text in (string_value(node) for node in walk(path)) if text] if path is not None else []
+    return f" in `{literals[-1]}`" if literals else ""
+
+
+def _signed_integer(node: cst.BaseExpression) -> Optional[int]:
+    """``28`` or ``-1``."""
+    if isinstance(node, cst.Integer):
+        return int(node.evaluated_value)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer):
+        return -int(node.expression.evaluated_value)
+    return None
+
+
+def _product(sizes: Tuple[int, ...]) -> int:
+    total = 1
+    for size in sizes:
+        total *= size
+    return total
+
+
+def _size(nbytes: int) -> str:
+    """``3.1 GiB``: bytes in the binary units ``nvidia-smi`` and the allocator's errors use."""
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if nbytes < 1024 or unit == "GiB":
+            return f"{nbytes} {unit}" if unit == "bytes" else f"{nbytes:.1f} {unit}"
+        nbytes /= 1024  # type: ignore[assignment]
+    raise AssertionError("unreachable")
 
 
 def _leaves(expr: Optional[cst.BaseExpression]) -> List[cst.BaseExpression]:
