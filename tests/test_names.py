@@ -315,6 +315,66 @@ def test_uses_of_a_binding():
     assert len(names.uses(names.bindings(facts.module.body[0], "x")[1])) == 1
 
 
+def test_a_method_is_used_where_self_reads_it():
+    facts, names = model("class C:\n    def collate(self, b):\n        return b\n    def loader(self):\n        return DataLoader(collate_fn=self.collate)\n")
+    method = names.binding_at(facts.module.body[0].body.body[0])
+    assert [facts.code(u) for u in names.uses(method)] == ["self.collate"]
+
+
+def test_binding_seen_at_a_site_is_the_one_a_read_there_would_see():
+    facts, names = model("def f(c):\n    d = 1\n    run()\n    d = 2\n    go()\n")
+    run, go = facts.nodes(cst.Call)
+    assert facts.code(names.binding_seen_at("d", run).value) == "1"
+    assert facts.code(names.binding_seen_at("d", go).value) == "2"
+    assert names.binding_seen_at("missing", go) is None
+
+
+@pytest.mark.parametrize(
+    "source, name, expected",
+    [
+        ("x = f()\n", "x", ("f()", ())),
+        ("a, b = x, y\n", "b", ("y", ())),
+        ("a, b = f()\n", "b", ("f()", (1,))),
+        ("a, (b, c) = x, f()\n", "b", ("f()", (0,))),
+        ("a, *b = x, y, z\n", "a", None),  # positions after a star count from the end
+        ("*a, b = x, y, z\n", "b", None),
+        ("for x in xs:\n    pass\n", "x", None),
+        ("x: int\n", "x", None),
+        ("x += 1\n", "x", None),
+    ],
+)
+def test_unpacked(source, name, expected):
+    facts, names = model(source)
+    binding = names.bindings(facts.module, name)[-1]
+    found = names.unpacked(binding)
+    assert (None if found is None else (facts.code(found[0]), found[1])) == expected
+
+
+def test_bindings_holding_an_expression():
+    facts, names = model("a, b = x, f()\nc = d = f2()\ne, g = h()\n")
+    calls = {facts.code(c): c for c in facts.nodes(cst.Call)}
+    assert [b.name for b in names.bindings_holding(calls["f()"])] == ["b"]
+    assert [b.name for b in names.bindings_holding(calls["f2()"])] == ["c", "d"]
+    assert [(b.name, b.path) for b in names.bindings_holding(calls["h()"])] == [("e", (0,)), ("g", (1,))]
+
+
+@pytest.mark.parametrize(
+    "call, keyword, position, expected",
+    [
+        ("x.to(device=d)", "device", 0, "d"),
+        ("x.to(d, non_blocking=True)", "device", 0, "d"),
+        ("x.to(non_blocking=True)", "device", 0, None),
+        ("torch.ones(3, device=d)", "device", None, "d"),
+        ("torch.ones(d)", "device", None, None),
+        ("f(*args, d)", "device", 0, None),  # after *args: its position cannot be told
+    ],
+)
+def test_passed_argument(call, keyword, position, expected):
+    node = cst.parse_expression(call)
+    found = n.passed_argument(node, keyword, position)
+    assert (None if found is None else cst.Module([]).code_for_node(found)) == expected
+
+
 # ----- attributes of self ---------------------------------------------------------
 
 

@@ -352,3 +352,32 @@ def test_a_staged_dataset_shared_by_a_train_and_an_eval_loader_is_fixed_in_both_
     assert fixed.count("xb = xb.to(device, non_blocking=True)") == 2 and "X_t, y_t = X, y" in fixed
     outside = body + "    return eval_loader\n"
     assert _only_fix(outside).applicability is Applicability.UNSAFE
+
+
+def test_a_collate_method_inherited_from_a_same_module_base_is_followed() -> None:
+    """``self._collate`` is resolved by ``Names.resolve_callable``, which looks in the base classes too."""
+    body = """
+    class Base:
+        def _collate(self, items):
+            return torch.stack(items).to(self.device)
+
+    class Trainer(Base):
+        def __init__(self, device):
+            self.device = device
+
+        def loader(self, ds):
+            return DataLoader(ds, collate_fn=self._collate, pin_memory=True)
+    """
+    assert _findings(body) == [(11, "TL101")]
+
+
+def test_a_switch_turned_off_on_one_branch_only_is_not_provably_off() -> None:
+    """Every binding that reaches ``pin_memory=pin`` counts (``Values.literal_values``), not only the last one written."""
+    body = """
+    pin = True
+    if slow:
+        pin = False
+    loader = DataLoader(TensorDataset(X.cuda()), pin_memory=pin)
+    """
+    assert _findings(body) == [(5, "TL101")]
+    assert _findings(body.replace("pin = True", "pin = False")) == []

@@ -19,12 +19,13 @@ offer the same fix, so the answers live here, computed once per module:
 * Which loops consume the loader, and how does each batch reach the device
   once the data set stays on the CPU?  -> :class:`CpuDatasetFix`
 
-Name resolution is deliberately light (no LibCST scope metadata, which costs
-more than the parse): a name used in a function sees the last assignment
-before it in that function, so a tensor moved *after* the loader was built
-does not count; enclosing scopes are read as a whole. Whatever is not
-understood counts as "not on an accelerator" (precision first) and as "not
-provably CPU / false / zero".
+Names are followed through :class:`~trainlint.analysis.names.Names`: a name
+holds what the binding it sees holds (:meth:`Names.binding_of`, the last one
+before it), so a tensor moved *after* the loader was built does not count;
+``self.x`` holds any ``self.x = ...`` of its class; a parameter holds the
+argument of the call that runs its function, where the trace came through
+that call (:data:`Invocations`). Whatever is not understood counts as "not
+on an accelerator" (precision first) and as "not provably CPU / false / zero".
 """
 
 from __future__ import annotations
@@ -32,24 +33,24 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections import defaultdict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
+from typing import TYPE_CHECKING, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
 from trainlint.analysis import walk
 from trainlint.analysis.imports import dotted
-from trainlint.analysis.names import Names
+from trainlint.analysis.names import (
+    ASSIGN, AUGMENTED, COMPREHENSION, COMPREHENSIONS, DEF, FOR, PARAMETER, WITH, Binding, Names, passed_argument,
+)  # fmt: skip
 from trainlint.analysis.steps import LoaderLoop, TrainingLoops
+from trainlint.analysis.values import Values, string_value
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix
 
 if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
 
-SCOPES = (cst.Module, cst.FunctionDef, cst.Lambda, cst.ClassDef)
-COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
 DATALOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
@@ -97,40 +98,7 @@ DEVICE_NAME = re.compile(r"device|(^|_)(dev|gpu|cuda|accelerator)(_|$)", re.IGNO
 EARLY_EXITS = (cst.Break, cst.Continue, cst.Return)
 MAX_DEPTH = 40
 
-BoundValue = Union[cst.BaseExpression, cst.FunctionDef, cst.ClassDef, cst.Param, None]
 Invocations = Tuple[Tuple[cst.CSTNode, cst.Call], ...]  # (function, the call that runs it), innermost last
-
-
-def _string_value(node: cst.CSTNode) -> Optional[str]:
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-        value = node.evaluated_value
-        return value if isinstance(value, str) else None
-    return None
-
-
-def _keyword(call: cst.Call, name: str) -> Optional[cst.Arg]:
-    return next((arg for arg in call.args if arg.keyword is not None and arg.keyword.value == name), None)
-
-
-def _positional(args: Sequence[cst.Arg]) -> List[cst.Arg]:
-    """The positional arguments before any ``*args``."""
-    result = []
-    for arg in args:
-        if arg.star:
-            break
-        if arg.keyword is None:
-            result.append(arg)
-    return result
-
-
-def _is_method(function: cst.CSTNode, facts: "ModuleFacts") -> bool:
-    block = facts.parent(function)
-    return isinstance(function, cst.FunctionDef) and isinstance(facts.parent(block), cst.ClassDef)
-
-
-def _method(cls: cst.ClassDef, name: str) -> Optional[cst.FunctionDef]:
-    body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
-    return next((s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
 
 
 def _first_exit_free(statements: Iterable[cst.BaseStatement]) -> Optional[cst.BaseStatement]:
@@ -161,346 +129,6 @@ def _unique(items: Iterable) -> tuple:
         if item not in seen:
             seen.append(item)
     return tuple(seen)
-
-
-# ---------------------------------------------------------------------------------------------
-# Names: which assignment a use sees
-
-
-@dataclass(frozen=True, eq=False)
-class Binding:
-    """One assignment of ``key`` (a name, or a ``self.x`` chain) in ``scope``.
-
-    ``value`` is the assigned expression, the ``def``/``class`` statement, the
-    ``Param`` of a parameter, or None when the value is not followed (loop
-    targets, ``with ... as``, augmented assignment, starred unpacking).
-    ``element`` is the position inside ``value`` for an unpacking target
-    whose value is not a tuple display. ``order`` is when it takes effect.
-    """
-
-    key: str
-    scope: cst.CSTNode
-    value: BoundValue
-    element: Tuple[int, ...]
-    order: int
-
-
-class _Binder(cst.CSTVisitor):
-    """One pass recording assignments, reads, returns and every node's place in source order."""
-
-    def __init__(self, module: cst.Module) -> None:
-        super().__init__()
-        self.enter: Dict[cst.CSTNode, int] = {}
-        self.exit: Dict[cst.CSTNode, int] = {}
-        self.bindings: Dict[Tuple[cst.CSTNode, str], List[Binding]] = defaultdict(list)
-        self.class_bindings: Dict[Tuple[cst.ClassDef, str], List[Binding]] = defaultdict(list)
-        self.by_value: Dict[cst.CSTNode, List[Binding]] = defaultdict(list)
-        self.reads: Dict[str, List[cst.CSTNode]] = defaultdict(list)
-        self.returns: Dict[cst.CSTNode, List[cst.BaseExpression]] = defaultdict(list)
-        self.calls: List[cst.Call] = []
-        self._not_read: Set[cst.CSTNode] = set()
-        self._scopes: List[cst.CSTNode] = [module]
-        self._clock = 0
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        self._clock += 1
-        self.enter[node] = self._clock
-        if isinstance(node, (cst.Name, cst.Attribute)) and node not in self._not_read:
-            key = dotted(node)
-            if key is not None:
-                self.reads[key].append(node)
-        elif isinstance(node, cst.Call):
-            self.calls.append(node)
-        return super().on_visit(node)
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        super().on_leave(original_node)
-        self._clock += 1
-        self.exit[original_node] = self._clock
-
-    # names that are not reads
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        self._not_read.add(node.attr)
-
-    def visit_Arg(self, node: cst.Arg) -> None:
-        if node.keyword is not None:
-            self._not_read.add(node.keyword)
-
-    def visit_Param(self, node: cst.Param) -> None:
-        self._not_read.add(node.name)
-
-    def visit_AsName(self, node: cst.AsName) -> None:
-        self._not_read.add(node.name)
-
-    def visit_Import(self, node: cst.Import) -> bool:
-        return False
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
-        return False
-
-    def visit_Global(self, node: cst.Global) -> bool:
-        return False
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> bool:
-        return False
-
-    def _stores(self, target: cst.CSTNode) -> None:
-        if isinstance(target, (cst.Name, cst.Attribute)):
-            self._not_read.add(target)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._stores(element.value)
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._stores(node.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._stores(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._stores(node.target)
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._stores(node.target)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._stores(node.target)
-
-    # scopes
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._not_read.add(node.name)
-        self._open(node, node.params)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._scopes.pop()
-        self._add(original_node.name.value, original_node, ())
-
-    def visit_Lambda(self, node: cst.Lambda) -> None:
-        self._open(node, node.params)
-
-    def leave_Lambda(self, original_node: cst.Lambda) -> None:
-        self._scopes.pop()
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._not_read.add(node.name)
-        self._scopes.append(node)
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self._scopes.pop()
-        self._add(original_node.name.value, original_node, ())
-
-    def _open(self, function: cst.CSTNode, params: cst.Parameters) -> None:
-        self._scopes.append(function)
-        every = [*params.posonly_params, *params.params, *params.kwonly_params]
-        every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
-        for param in every:
-            self._add(param.name.value, param, ())
-
-    def visit_Return(self, node: cst.Return) -> None:
-        if node.value is not None and isinstance(self._scopes[-1], cst.FunctionDef):
-            self.returns[self._scopes[-1]].append(node.value)
-
-    # bindings take effect after their whole statement
-    def leave_Assign(self, original_node: cst.Assign) -> None:
-        for target in original_node.targets:
-            self._bind(target.target, original_node.value, ())
-
-    def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
-        if original_node.value is not None:
-            self._bind(original_node.target, original_node.value, ())
-
-    def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
-        self._bind(original_node.target, None, ())
-
-    def leave_NamedExpr(self, original_node: cst.NamedExpr) -> None:
-        self._bind(original_node.target, original_node.value, ())
-
-    def visit_For(self, node: cst.For) -> None:
-        self._stores(node.target)
-        self._bind(node.target, None, ())
-
-    def leave_WithItem(self, original_node: cst.WithItem) -> None:
-        if original_node.asname is not None:
-            self._bind(original_node.asname.name, None, ())
-
-    def _bind(self, target: cst.CSTNode, value: Optional[cst.BaseExpression], element: Tuple[int, ...]) -> None:
-        if isinstance(target, (cst.Name, cst.Attribute)):
-            key = dotted(target)
-            if key is not None:
-                self._add(key, value, element)
-            return
-        if not isinstance(target, (cst.Tuple, cst.List)):
-            return
-        targets = [e.value for e in target.elements]
-        starred = any(isinstance(e, cst.StarredElement) for e in target.elements)
-        if (
-            not element
-            and not starred
-            and isinstance(value, (cst.Tuple, cst.List))
-            and len(value.elements) == len(targets)
-            and not any(isinstance(e, cst.StarredElement) for e in value.elements)
-        ):
-            for inner, item in zip(targets, value.elements):
-                self._bind(inner, item.value, ())
-            return
-        for index, inner in enumerate(targets):
-            self._bind(inner, None if starred else value, () if starred else element + (index,))
-
-    def _add(self, key: str, value: BoundValue, element: Tuple[int, ...]) -> None:
-        scope = self._scopes[-1]
-        binding = Binding(key, scope, value, element, self._clock)
-        self.bindings[(scope, key)].append(binding)
-        if value is not None:
-            self.by_value[value].append(binding)
-        if key.startswith("self.") and len(self._scopes) > 1 and isinstance(self._scopes[-2], cst.ClassDef):
-            self.class_bindings[(self._scopes[-2], key)].append(binding)
-
-
-class NameBindings:
-    """Which assignment each use of a name sees; reads, returns and calls of the module.
-
-    Use ``facts.fact(NameBindings)``.
-    """
-
-    def __init__(self, facts: "ModuleFacts") -> None:
-        self.facts = facts
-        binder = _Binder(facts.module)
-        walk.visit(facts.module, binder)
-        self._binder = binder
-
-    def scopes(self, node: cst.CSTNode) -> List[cst.CSTNode]:
-        """Scopes a name used at ``node`` is looked up in, innermost first (Python's rules for classes)."""
-        result: List[cst.CSTNode] = []
-        for ancestor in self.facts.ancestors(node):
-            if isinstance(ancestor, SCOPES) and not (isinstance(ancestor, cst.ClassDef) and result):
-                result.append(ancestor)
-        return result
-
-    def resolve_key(self, key: str, site: cst.CSTNode) -> Optional[Binding]:
-        """The binding of ``key`` that code at ``site`` sees (in its own scope: the last one before it)."""
-        use = self._binder.enter.get(site, 0)
-        for depth, scope in enumerate(self.scopes(site)):
-            candidates = self._binder.bindings.get((scope, key))
-            if candidates:
-                if depth == 0:
-                    before = [b for b in candidates if b.order < use]
-                    return before[-1] if before else None
-                return candidates[-1]
-            if "." in key:
-                return None
-        return None
-
-    def resolve(self, node: cst.BaseExpression) -> Optional[Binding]:
-        key = dotted(node)
-        if key is None or self._bound_by_comprehension(node, key.split(".")[0]):
-            return None
-        return self.resolve_key(key, node)
-
-    def class_member(self, cls: cst.ClassDef, name: str) -> Optional[Binding]:
-        """The last binding of ``name`` in the body of ``cls`` (a method, a class attribute)."""
-        candidates = self._binder.bindings.get((cls, name))
-        return candidates[-1] if candidates else None
-
-    def values(self, node: cst.BaseExpression) -> List[Binding]:
-        """Bindings a name or attribute chain may hold: every ``self.x = ...`` of the class for ``self.x``."""
-        key = dotted(node)
-        if key is not None and key.startswith("self."):
-            cls = self.method_class(node)
-            if cls is not None:
-                return list(self._binder.class_bindings.get((cls, key), ()))
-        binding = self.resolve(node)
-        return [binding] if binding is not None else []
-
-    def before(self, node: cst.CSTNode, other: cst.CSTNode) -> bool:
-        """``node`` starts before ``other`` in the source."""
-        return self._binder.enter[node] < self._binder.enter[other]
-
-    def bindings_of_value(self, value: cst.CSTNode) -> List[Binding]:
-        return self._binder.by_value.get(value, [])
-
-    def parameter_binding(self, function: cst.CSTNode, param: cst.Param) -> Optional[Binding]:
-        return next((b for b in self._binder.bindings.get((function, param.name.value), ()) if b.value is param), None)
-
-    def reads_of(self, binding: Binding) -> List[cst.CSTNode]:
-        """The uses that see ``binding`` (for ``self.x``: every use of ``self.x`` in the class; for a method,
-        every ``self.method`` of its class)."""
-        cls = self._class_of(binding)
-        reads = self._binder.reads.get(binding.key, ())
-        if cls is not None:
-            return [read for read in reads if self.method_class(read) is cls]
-        own = [read for read in reads if self.resolve(read) is binding]
-        if isinstance(binding.scope, cst.ClassDef) and isinstance(binding.value, cst.FunctionDef):
-            bound = self._binder.reads.get(f"self.{binding.key}", ())
-            own += [read for read in bound if self.method_class(read) is binding.scope]
-        return own
-
-    def returns(self, function: cst.CSTNode) -> List[cst.BaseExpression]:
-        """What ``function`` returns: its ``return`` values, or a lambda's body."""
-        if isinstance(function, cst.Lambda):
-            return [function.body]
-        return self._binder.returns.get(function, [])
-
-    def contains(self, outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
-        """``inner`` is a descendant of ``outer``."""
-        enter, exit_ = self._binder.enter, self._binder.exit
-        return enter[outer] < enter[inner] and exit_[inner] < exit_[outer]
-
-    def calls_within(self, node: cst.CSTNode) -> List[cst.Call]:
-        return [call for call in self._binder.calls if self.contains(node, call)]
-
-    def method_class(self, node: cst.CSTNode) -> Optional[cst.ClassDef]:
-        """The class whose method (directly) contains ``node``."""
-        for ancestor in self.facts.ancestors(node):
-            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
-                holder = self.facts.parent(self.facts.parent(ancestor))
-                return holder if isinstance(ancestor, cst.FunctionDef) and isinstance(holder, cst.ClassDef) else None
-        return None
-
-    def _class_of(self, binding: Binding) -> Optional[cst.ClassDef]:
-        if not binding.key.startswith("self.") or not isinstance(binding.scope, cst.FunctionDef):
-            return None
-        holder = self.facts.parent(self.facts.parent(binding.scope))
-        return holder if isinstance(holder, cst.ClassDef) else None
-
-    def bound_by_comprehension(self, name: cst.Name) -> bool:
-        """``name`` is a target of an enclosing comprehension (``[x.to(d) for x in xs]``)."""
-        return self._bound_by_comprehension(name, name.value)
-
-    def _bound_by_comprehension(self, node: cst.CSTNode, name: str) -> bool:
-        for ancestor in self.facts.ancestors(node):
-            if isinstance(ancestor, COMPREHENSIONS):
-                comp_for: Optional[cst.CompFor] = ancestor.for_in
-                while comp_for is not None:
-                    if any(n.value == name for n in _names_in(comp_for.target)):
-                        return True
-                    comp_for = comp_for.inner_for_in
-            elif isinstance(ancestor, SCOPES):
-                return False
-        return False
-
-
-class _NameCollector(cst.CSTVisitor):
-    def __init__(self) -> None:
-        super().__init__()
-        self.names: List[cst.Name] = []
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names.append(node)
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        walk.visit(node.value, self)
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        walk.visit(node.value, self)
-        return False
-
-
-def _names_in(node: cst.CSTNode) -> List[cst.Name]:
-    """Names read by an expression (not attribute names, not keyword names)."""
-    collector = _NameCollector()
-    walk.visit(node, collector)
-    return collector.names
 
 
 # ---------------------------------------------------------------------------------------------
@@ -614,9 +242,57 @@ class DevicePlacement:
         self._active: Set[Tuple[cst.CSTNode, Invocations]] = set()
 
     @functools.cached_property
-    def names(self) -> NameBindings:
-        """Name resolution, built on the first DataLoader call (most calls are not one)."""
+    def scopes(self) -> Names:
+        """The module's names, asked for on the first DataLoader call (most calls are not one)."""
+        return self.facts.fact(Names)
+
+    @functools.cached_property
+    def values(self) -> Values:
+        """The literals expressions hold: what makes a switch provably on or off."""
+        return self.facts.fact(Values)
+
+    @functools.cached_property
+    def names(self) -> "NameBindings":
+        """TL104's view of names (see :class:`NameBindings`): ask :attr:`scopes` instead."""
         return self.facts.fact(NameBindings)
+
+    # -- what a name holds ---------------------------------------------------------------
+
+    def bindings(self, expr: cst.BaseExpression) -> List[Binding]:
+        """What a name or ``self.x`` may hold: the binding a name sees (:meth:`Names.binding_of`), every
+        store of ``self.x`` in the class; none for a name bound by a comprehension (see :meth:`_trace_name`)."""
+        if isinstance(expr, cst.Name):
+            binding = self.scopes.binding_of(expr)
+            return [binding] if binding is not None and binding.kind != COMPREHENSION else []
+        if isinstance(expr, cst.Attribute):
+            return self.scopes.reaching(expr)
+        return []
+
+    def held(self, binding: Binding, inv: Invocations = ()) -> Tuple[Optional[cst.BaseExpression], Tuple[int, ...]]:
+        """The expression ``binding`` holds and the indices still to apply to it (``a, b = f()``: ``f()``, ``(1,)``);
+        for a parameter, the argument of the call in ``inv`` that runs its function. None when not followed."""
+        if binding.kind == PARAMETER:
+            for function, call in reversed(inv):
+                if function is binding.statement:
+                    return self.scopes.argument_for(call, function, binding.node), ()  # type: ignore[arg-type]
+            return None, ()
+        return self.scopes.unpacked(binding) or (None, ())
+
+    def binding_value(self, binding: Binding, inv: Invocations) -> Optional[cst.BaseExpression]:
+        """The expression ``binding`` holds, the whole of it for one target of an unpacking."""
+        return self.held(binding, inv)[0]
+
+    def _plain_value(self, binding: Binding) -> Optional[cst.BaseExpression]:
+        """The expression ``binding`` holds, when that is an expression of its own (not an element of one)."""
+        value, path = self.held(binding)
+        return None if path else value
+
+    def called_definition(self, func: cst.BaseExpression) -> Optional[Union[cst.FunctionDef, cst.ClassDef]]:
+        """The one same-module ``def`` or ``class`` that calling ``func`` runs (:meth:`Names.resolve_callable`)."""
+        found = self.scopes.resolve_callable(func)
+        if len(found) == 1 and isinstance(found[0], (cst.FunctionDef, cst.ClassDef)):
+            return found[0]
+        return None
 
     # -- the DataLoader ------------------------------------------------------------------
 
@@ -638,7 +314,7 @@ class DevicePlacement:
         collate_trace = EMPTY
         if function is not None:
             definition, invocations, links = function
-            collate_trace = _sum(self.trace(r, invocations) for r in self.names.returns(definition))
+            collate_trace = _sum(self.trace(r, invocations) for r in self.scopes.returns(definition))
             for link in links:
                 collate_trace = collate_trace.via(link)
         trace = dataset_trace + collate_trace
@@ -647,7 +323,7 @@ class DevicePlacement:
         if default_collate:
             layout = self._item_layout(dataset, (), 0) if dataset is not None else None
         elif function is not None and not dataset_trace:
-            layout = self._same(self._value_layout(r, function[1], 0) for r in self.names.returns(function[0]))
+            layout = self._same(self._value_layout(r, function[1], 0) for r in self.scopes.returns(function[0]))
         else:
             layout = None
         return DeviceBatches(arguments, trace, layout)
@@ -684,18 +360,19 @@ class DevicePlacement:
             for element in expr.elements:
                 if isinstance(element, cst.StarredDictElement):
                     result.update(self._keyword_dict(element.value, depth + 1) or {})
-                elif _string_value(element.key) is not None:
-                    result[_string_value(element.key)] = element.value
+                elif string_value(element.key) is not None:
+                    result[string_value(element.key)] = element.value  # type: ignore[index]
             return result
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "dict":
             return self._call_keywords(expr, depth)
         if isinstance(expr, cst.Name):
-            binding = self.names.resolve(expr)
-            if binding is None or binding.element or not isinstance(binding.value, cst.BaseExpression):
+            binding = self.scopes.binding_of(expr)
+            value = self._plain_value(binding) if binding is not None else None
+            if value is None:
                 return None
-            result = self._keyword_dict(binding.value, depth + 1)
+            result = self._keyword_dict(value, depth + 1)
             if result is not None:
-                self._apply_dict_updates(binding, expr, result, depth)
+                self._apply_dict_updates(binding, expr, result, depth)  # type: ignore[arg-type]
             return result
         return None
 
@@ -711,8 +388,8 @@ class DevicePlacement:
 
     def _apply_dict_updates(self, binding: Binding, use: cst.CSTNode, result: Dict, depth: int) -> None:
         """Add the ``d.update(...)`` and ``d[key] = value`` made to ``binding``'s dict before ``use``."""
-        for read in self.names.reads_of(binding):
-            if not self.names.before(read, use):
+        for read in self.scopes.uses(binding):
+            if not self.scopes.precedes(read, use):
                 continue
             parent = self.facts.parent(read)
             holder = self.facts.parent(parent)
@@ -720,7 +397,7 @@ class DevicePlacement:
                 result.update(self._call_keywords(holder, depth + 1))
             elif isinstance(parent, cst.Subscript) and isinstance(holder, cst.AssignTarget) and len(parent.slice) == 1:
                 index = parent.slice[0].slice
-                key = _string_value(index.value) if isinstance(index, cst.Index) else None
+                key = string_value(index.value) if isinstance(index, cst.Index) else None
                 statement = self.facts.parent(holder)
                 if key is not None and isinstance(statement, cst.Assign):
                     result[key] = statement.value
@@ -735,51 +412,44 @@ class DevicePlacement:
         chosen = self._constant(context) if context is not None else None
         if chosen is not None:
             return chosen == "fork"
-        return not any(
-            self.facts.qualified_name(call.func) in START_METHOD_SETTERS
-            and _positional(call.args)
-            and self._constant(_positional(call.args)[0].value) != "fork"
-            for call in self.names.calls_within(self.facts.module)
-        )
+        for call in self.facts.nodes(cst.Call):
+            method = passed_argument(call, "method", 0) if self.facts.qualified_name(call.func) in START_METHOD_SETTERS else None
+            if method is not None and self._constant(method) != "fork":
+                return False
+        return True
 
     # -- provable values -----------------------------------------------------------------
 
     def is_provably_off(self, expr: Optional[cst.BaseExpression]) -> bool:
-        """An argument that is absent, ``False``, ``None`` or ``0``, directly or through a name.
+        """An argument that is absent, ``False``, ``None`` or ``0``, directly or through names.
 
         ``True``, ``torch.cuda.is_available()``, a parameter or a config
         attribute are not provably off.
         """
-        return expr is None or self._constant(expr) in (False, None)
+        if expr is None:
+            return True
+        found = self.values.literal_values(expr)
+        return found is not None and all(value in (False, None) for value in found)
 
     def is_provably_on(self, expr: cst.BaseExpression) -> bool:
-        """``True``, directly or through a name: a switch that is on whatever the machine.
+        """``True``, directly or through names: a switch that is on whatever the machine.
 
         ``torch.cuda.is_available()``, ``device.type == "cuda"``, a parameter or
         a config attribute are not provably on.
         """
-        return self._constant(expr) is True
+        found = self.values.literal_values(expr)
+        return found is not None and all(value is True for value in found)
 
-    def _constant(self, expr: cst.BaseExpression, depth: int = 0) -> object:
-        """The value of a literal ``True``/``False``/``None``/integer/string, followed through names."""
-        if isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"):
-            return {"True": True, "False": False, "None": None}[expr.value]
-        if isinstance(expr, cst.Integer):
-            return int(expr.value, 0)
-        text = _string_value(expr)
-        if text is not None:
-            return text
-        if isinstance(expr, cst.Name) and depth < MAX_DEPTH:
-            binding = self.names.resolve(expr)
-            if binding is not None and not binding.element and isinstance(binding.value, cst.BaseExpression):
-                return self._constant(binding.value, depth + 1)
-        return _UNKNOWN
+    def _constant(self, expr: cst.BaseExpression) -> object:
+        """The one literal (``True``/``False``/``None``/a number/a string) ``expr`` holds wherever it is read."""
+        found = self.values.literal_values(expr)
+        return next(iter(found)) if found is not None and len(found) == 1 else _UNKNOWN
 
     def is_provably_cpu(self, device: cst.BaseExpression, invocations: Invocations = (), depth: int = 0) -> bool:
         """``"cpu"``, ``torch.device("cpu")``, or a name every binding of which is one of those."""
         if depth > MAX_DEPTH:
             return False
-        text = _string_value(device)
+        text = string_value(device)
         if text is not None:
             return text == "cpu" or text.startswith("cpu:")
         if isinstance(device, cst.IfExp):
@@ -787,10 +457,10 @@ class DevicePlacement:
                 device.orelse, invocations, depth + 1
             )
         if isinstance(device, cst.Call) and self.facts.qualified_name(device.func) == "torch.device":
-            first = _keyword(device, "type") or next(iter(_positional(device.args)), None)
-            return first is not None and self.is_provably_cpu(first.value, invocations, depth + 1)
+            first = passed_argument(device, "type", 0)
+            return first is not None and self.is_provably_cpu(first, invocations, depth + 1)
         if isinstance(device, (cst.Name, cst.Attribute)):
-            values = [self.binding_value(b, invocations) for b in self.names.values(device)]
+            values = [self.binding_value(b, invocations) for b in self.bindings(device)]
             return bool(values) and all(
                 value is not None and self.is_provably_cpu(value, invocations, depth + 1) for value in values
             )
@@ -848,12 +518,12 @@ class DevicePlacement:
             return self.trace(viewed, inv) if viewed is not None else EMPTY
         if isinstance(call.func, cst.Name) and call.func.value in CONTAINER_BUILTINS:
             return _sum(self.trace(arg.value, inv) for arg in call.args)
-        definition = self.definition(call.func)
-        if definition is not None and isinstance(definition.value, cst.ClassDef):
-            return self._instance_trace(definition.value, call, inv).via(definition)
-        if definition is not None and isinstance(definition.value, cst.FunctionDef):
-            inner = inv + ((definition.value, call),)
-            return _sum(self.trace(r, inner) for r in self.names.returns(definition.value)).via(definition)
+        definition = self.called_definition(call.func)
+        if isinstance(definition, cst.ClassDef):
+            return self._instance_trace(definition, call, inv).via(self.scopes.binding_at(definition))
+        if isinstance(definition, cst.FunctionDef):
+            inner = inv + ((definition, call),)
+            return _sum(self.trace(r, inner) for r in self.scopes.returns(definition)).via(self.scopes.binding_at(definition))
         if isinstance(call.func, cst.Attribute) and call.func.attr.value in CHAIN_METHODS:
             if call.func.attr.value == "to" and self.to_device(call) is not None:
                 return EMPTY  # not a move, yet a device: the CPU
@@ -864,18 +534,17 @@ class DevicePlacement:
         """The data set (or list of them) a ``Subset``/``random_split``/``ConcatDataset`` call draws its items from."""
         if self.facts.qualified_name(call.func) not in DATASET_VIEWS:
             return None
-        first = next(iter(_positional(call.args)), None) or _keyword(call, "dataset") or _keyword(call, "datasets")
-        return first.value if first is not None else None
+        return passed_argument(call, "dataset", 0) or passed_argument(call, "datasets")
 
     def _instance_trace(self, cls: cst.ClassDef, call: cst.Call, inv: Invocations) -> Trace:
         """An instance of a same-module Dataset: what its ``__getitem__`` returns, with ``__init__`` run by ``call``."""
-        getitem = _method(cls, "__getitem__")
+        getitem = self.scopes.method(cls, "__getitem__")
         if getitem is None:
             return EMPTY
-        return _sum(self.trace(r, self._constructed(cls, call, inv)) for r in self.names.returns(getitem))
+        return _sum(self.trace(r, self._constructed(cls, call, inv)) for r in self.scopes.returns(getitem))
 
     def _constructed(self, cls: cst.ClassDef, call: cst.Call, inv: Invocations) -> Invocations:
-        init = _method(cls, "__init__")
+        init = self.scopes.method(cls, "__init__")
         return inv + ((init, call),) if init is not None else inv
 
     def _trace_name(self, expr: cst.BaseExpression, inv: Invocations) -> Trace:
@@ -885,28 +554,22 @@ class DevicePlacement:
         if iterated is not None:  # ``column`` in ``(torch.stack(column) for column in columns)``
             return self.trace(iterated, inv)
         total = EMPTY
-        for binding in self.names.values(expr):
+        for binding in self.bindings(expr):
             total = total + self.binding_trace(binding, inv) + self._appended_trace(binding, expr, inv)
         return total
 
     def _comprehension_source(self, name: cst.Name) -> Optional[cst.BaseExpression]:
-        """The iterable of the enclosing comprehension clause whose plain target is ``name``."""
-        for ancestor in self.facts.ancestors(name):
-            if isinstance(ancestor, COMPREHENSIONS):
-                clause: Optional[cst.CompFor] = ancestor.for_in
-                while clause is not None:
-                    if isinstance(clause.target, cst.Name) and clause.target.value == name.value:
-                        return clause.iter
-                    clause = clause.inner_for_in
-            elif isinstance(ancestor, SCOPES):
-                return None
-        return None
+        """The iterable of the comprehension clause whose plain target is ``name``."""
+        binding = self.scopes.binding_of(name)
+        if binding is None or binding.kind != COMPREHENSION or binding.path:
+            return None
+        return binding.value
 
     def _appended_trace(self, binding: Binding, use: cst.BaseExpression, inv: Invocations) -> Trace:
         """What was appended to the list ``binding`` holds before ``use``: ``xs.append(x.to(d))``,
         ``columns[i].append(...)``, ``xs.extend(...)`` (a collate building its batch part by part)."""
         total = EMPTY
-        for read in self.names.reads_of(binding):
+        for read in self.scopes.uses(binding):
             holder = self.facts.parent(read)
             while isinstance(holder, cst.Subscript) and holder.value is read:  # ``columns[i]``
                 read, holder = holder, self.facts.parent(holder)
@@ -916,17 +579,17 @@ class DevicePlacement:
                 and holder.value is read
                 and holder.attr.value in LIST_GROWERS
                 and isinstance(call, cst.Call)
-                and self.names.before(call, use)
+                and self.scopes.precedes(call, use)
             ):
                 total = total + _sum(self.trace(arg.value, inv) for arg in call.args)
         return total.via(binding)
 
     def binding_trace(self, binding: Binding, inv: Invocations = ()) -> Trace:
         """The moves the value held by ``binding`` comes from; for ``a, b = f()`` only those of ``b``'s element."""
-        value = self.binding_value(binding, inv)
+        value, path = self.held(binding, inv)
         if value is None:
             return EMPTY
-        return self._element_trace(value, binding.element, inv, 0).via(binding)
+        return self._element_trace(value, path, inv, 0).via(binding)
 
     def _element_trace(
         self, value: cst.BaseExpression, element: Tuple[int, ...], inv: Invocations, depth: int
@@ -941,60 +604,23 @@ class DevicePlacement:
         if isinstance(value, (cst.Tuple, cst.List)) and not starred and element[0] < len(value.elements):
             return self._element_trace(value.elements[element[0]].value, element[1:], inv, depth + 1)
         if isinstance(value, cst.Call):
-            definition = self.definition(value.func)
-            if definition is not None and isinstance(definition.value, cst.FunctionDef):
-                inner = inv + ((definition.value, value),)
-                returns = self.names.returns(definition.value)
-                return _sum(self._element_trace(r, element, inner, depth + 1) for r in returns).via(definition)
+            definition = self.called_definition(value.func)
+            if isinstance(definition, cst.FunctionDef):
+                inner = inv + ((definition, value),)
+                returns = self.scopes.returns(definition)
+                traces = (self._element_trace(r, element, inner, depth + 1) for r in returns)
+                return _sum(traces).via(self.scopes.binding_at(definition))
         if isinstance(value, cst.Name):
-            bindings = self.names.values(value)
-            if len(bindings) == 1 and not bindings[0].element:
-                inner_value = self.binding_value(bindings[0], inv)
-                if inner_value is not None:
+            bindings = self.bindings(value)
+            if len(bindings) == 1:
+                inner_value, path = self.held(bindings[0], inv)
+                if inner_value is not None and not path:
                     return self._element_trace(inner_value, element, inv, depth + 1).via(bindings[0])
         return self.trace(value, inv)
 
-    def binding_value(self, binding: Binding, inv: Invocations) -> Optional[cst.BaseExpression]:
-        """The expression a binding holds; for a parameter, the argument of the call that runs its function."""
-        if isinstance(binding.value, cst.Param):
-            for function, call in reversed(inv):
-                if function is binding.scope:
-                    return self.bound_arguments(call, function).get(binding.value, binding.value.default)
-            return None
-        return binding.value if isinstance(binding.value, cst.BaseExpression) else None
-
-    def bound_arguments(self, call: cst.Call, function: cst.CSTNode) -> Dict[cst.Param, cst.BaseExpression]:
-        """Which argument of ``call`` each parameter of ``function`` receives (``self`` and partial() handled)."""
-        params = getattr(function, "params", None)
-        if not isinstance(params, cst.Parameters):
-            return {}
-        positional = [*params.posonly_params, *params.params]
-        args = list(call.args)
-        if self.facts.qualified_name(call.func) == "functools.partial":
-            args = args[1:]
-        elif _is_method(function, self.facts):
-            positional = positional[1:]
-        by_name = {p.name.value: p for p in [*positional, *params.kwonly_params]}
-        result: Dict[cst.Param, cst.BaseExpression] = {}
-        for param, arg in zip(positional, _positional(args)):
-            result[param] = arg.value
-        for arg in args:
-            if arg.keyword is not None and arg.keyword.value in by_name:
-                result[by_name[arg.keyword.value]] = arg.value
-        return result
-
-    def definition(self, func: cst.BaseExpression) -> Optional[Binding]:
-        """The binding of a same-module ``def``/``class`` that ``func`` names."""
-        if not isinstance(func, cst.Name):
-            return None
-        binding = self.names.resolve(func)
-        if binding is not None and isinstance(binding.value, (cst.FunctionDef, cst.ClassDef)):
-            return binding
-        return None
-
     def _function_value(
         self, expr: cst.BaseExpression, inv: Invocations, depth: int
-    ) -> Optional[Tuple[cst.CSTNode, Invocations, Tuple[Binding, ...]]]:
+    ) -> Optional[Tuple[Union[cst.FunctionDef, cst.Lambda], Invocations, Tuple[Binding, ...]]]:
         """The same-module function (or lambda) ``expr`` evaluates to, the calls that made it, and the names on the way.
 
         Follows ``collate``, ``make_collate(device)`` (what the factory
@@ -1002,24 +628,23 @@ class DevicePlacement:
         ``functools.partial(collate, device=device)``, a bound method
         (``self._collate``) and an instance of a class here whose ``__call__``
         collates (``Collator(device)``, its ``__init__`` run by that call).
+        :meth:`Names.resolve_callable` finds the definitions; this also keeps
+        the calls whose arguments the function's parameters receive.
         """
         if depth > MAX_DEPTH:
             return None
         if isinstance(expr, cst.Lambda):
             return expr, inv, ()
-        # Port to trainlint.analysis.names.resolve_callable once it lands: bound methods and __call__.
-        method = self._bound_method(expr)
-        if method is not None:
-            return method.value, inv, (method,)  # type: ignore[return-value]
-        collator = self._callable_instance(expr, inv)
-        if collator is not None:
-            return collator
+        if isinstance(expr, cst.Attribute):  # a bound method: ``self._collate``
+            method = self.called_definition(expr)
+            binding = self.scopes.binding_at(method) if isinstance(method, cst.FunctionDef) else None
+            return (method, inv, (binding,)) if binding is not None else None  # type: ignore[return-value]
         if isinstance(expr, cst.Name):
-            binding = self.names.resolve(expr)
+            binding = self.scopes.binding_of(expr)
             if binding is None:
                 return None
-            if isinstance(binding.value, cst.FunctionDef):
-                return binding.value, inv, (binding,)
+            if binding.kind == DEF:
+                return binding.node, inv, (binding,)  # type: ignore[return-value]
             value = self.binding_value(binding, inv)
             found = self._function_value(value, inv, depth + 1) if value is not None else None
             return (found[0], found[1], found[2] + (binding,)) if found is not None else None
@@ -1028,36 +653,21 @@ class DevicePlacement:
         if self.facts.qualified_name(expr.func) == "functools.partial" and expr.args:
             found = self._function_value(expr.args[0].value, inv, depth + 1)
             return (found[0], found[1] + ((found[0], expr),), found[2]) if found is not None else None
-        factory = self.definition(expr.func)
-        if factory is None or not isinstance(factory.value, cst.FunctionDef):
+        definition = self.called_definition(expr.func)
+        link = self.scopes.binding_at(definition) if definition is not None else None
+        if isinstance(definition, cst.ClassDef):  # ``Collator(device)``: its ``__call__``, on the instance built here
+            call_method = self.scopes.method(definition, "__call__")
+            if call_method is None or link is None:
+                return None
+            return call_method, self._constructed(definition, expr, inv), (link,)
+        if not isinstance(definition, cst.FunctionDef) or link is None:
             return None
-        inner = inv + ((factory.value, expr),)
-        for returned in self.names.returns(factory.value):
+        inner = inv + ((definition, expr),)
+        for returned in self.scopes.returns(definition):
             found = self._function_value(returned, inner, depth + 1)
             if found is not None:
-                return found[0], found[1], found[2] + (factory,)
+                return found[0], found[1], found[2] + (link,)
         return None
-
-    def _bound_method(self, expr: cst.BaseExpression) -> Optional[Binding]:
-        """The binding of the ``def`` that ``self.name`` names inside a method of the same class."""
-        key = dotted(expr) if isinstance(expr, cst.Attribute) else None
-        cls = self.names.method_class(expr) if key is not None and key.count(".") == 1 else None
-        if cls is None or not key.startswith("self."):
-            return None
-        binding = self.names.class_member(cls, key[len("self.") :])
-        return binding if binding is not None and isinstance(binding.value, cst.FunctionDef) else None
-
-    def _callable_instance(
-        self, expr: cst.BaseExpression, inv: Invocations
-    ) -> Optional[Tuple[cst.CSTNode, Invocations, Tuple[Binding, ...]]]:
-        """``Collator(device)`` for a class here with ``__call__``: that method, run on the instance ``expr`` builds."""
-        definition = self.definition(expr.func) if isinstance(expr, cst.Call) else None
-        if definition is None or not isinstance(definition.value, cst.ClassDef):
-            return None
-        call_method = _method(definition.value, "__call__")
-        if call_method is None:
-            return None
-        return call_method, self._constructed(definition.value, expr, inv), (definition,)  # type: ignore[arg-type]
 
     # -- moves ---------------------------------------------------------------------------
 
@@ -1066,8 +676,7 @@ class DevicePlacement:
         func = call.func
         if isinstance(func, cst.Attribute) and self.facts.qualified_name(func) is None:
             if func.attr.value == "cuda":
-                device = _keyword(call, "device") or next(iter(_positional(call.args)), None)
-                return Move(call, device.value if device is not None else None, invocations, cuda=True)
+                return Move(call, passed_argument(call, "device", 0), invocations, cuda=True)
             if func.attr.value == "to":
                 device = self.to_device(call)
                 if device is not None and self._targets_accelerator(device, invocations):
@@ -1075,9 +684,9 @@ class DevicePlacement:
             return None
         qualified = self.facts.qualified_name(func) or ""
         if qualified in TORCH_FACTORIES:
-            device = _keyword(call, "device")
-            if device is not None and self._targets_accelerator(device.value, invocations):
-                return Move(call, device.value, invocations)
+            device = passed_argument(call, "device")
+            if device is not None and self._targets_accelerator(device, invocations):
+                return Move(call, device, invocations)
         if CUDA_TENSOR_TYPE.fullmatch(qualified) and isinstance(func, cst.Attribute):
             return Move(call, None, invocations, cuda=True)
         if isinstance(func, cst.Name) and self._names_cuda_tensor_type(func):
@@ -1086,9 +695,8 @@ class DevicePlacement:
 
     def _names_cuda_tensor_type(self, name: cst.Name) -> bool:
         """``name`` may hold a CUDA tensor type: bound to ``torch.cuda.FloatTensor``, directly or in one arm of a conditional."""
-        names = self.facts.fact(Names)
-        for binding in names.reaching(name):
-            value = names.bound_value(binding)
+        for binding in self.scopes.reaching(name):
+            value = self.scopes.bound_value(binding)
             arms = [value.body, value.orelse] if isinstance(value, cst.IfExp) else [value]
             if any(isinstance(arm, cst.Attribute) and CUDA_TENSOR_TYPE.fullmatch(self.facts.qualified_name(arm) or "") for arm in arms):
                 return True
@@ -1109,8 +717,7 @@ class DevicePlacement:
         if isinstance(func, cst.Attribute) and self.facts.qualified_name(func) is None:
             device = self.to_device(call) if func.attr.value == "to" else None
         elif self.facts.qualified_name(func) in TORCH_FACTORIES:
-            keyword = _keyword(call, "device")
-            device = keyword.value if keyword is not None else None
+            device = passed_argument(call, "device")
         else:
             device = None
         return self._device_owner(device, invocations, 0) if device is not None else None
@@ -1126,7 +733,7 @@ class DevicePlacement:
         if isinstance(device, cst.Attribute) and device.attr.value == "device":
             return device.value if self._is_tensor_valued(device.value, inv, depth + 1) else None
         if isinstance(device, cst.Name):
-            values = [self.binding_value(b, inv) for b in self.names.values(device)]
+            values = [self.binding_value(b, inv) for b in self.bindings(device)]
             if len(values) == 1 and values[0] is not None:
                 return self._device_owner(values[0], inv, depth + 1)
         return None
@@ -1149,29 +756,29 @@ class DevicePlacement:
             return isinstance(func, cst.Attribute) and func.attr.value in CHAIN_METHODS | {"cuda", "cpu"}
         if isinstance(expr, cst.Attribute) and expr.attr.value in PRESERVING_ATTRIBUTES:
             return self._is_tensor_valued(expr.value, inv, depth + 1)
-        if isinstance(expr, cst.Name) and self.names.bound_by_comprehension(expr):
-            return True
+        if isinstance(expr, cst.Name):
+            binding = self.scopes.binding_of(expr)
+            if binding is not None and binding.kind == COMPREHENSION:
+                return True
         if isinstance(expr, (cst.Name, cst.Attribute)):
-            bindings = self.names.values(expr)
+            bindings = self.bindings(expr)
             return bool(bindings) and all(self._binds_tensor(b, inv, depth + 1) for b in bindings)
         return False
 
     def _binds_tensor(self, binding: Binding, inv: Invocations, depth: int) -> bool:
         """A binding of a tensor: its value is one, or it is a loop target (a parameter nobody binds is unknown)."""
-        if binding.value is None:
-            return True
+        if binding.kind in (FOR, WITH, AUGMENTED) or (binding.kind == ASSIGN and self.scopes.unpacked(binding) is None):
+            return True  # ``for x in xs``, ``with ... as x``, ``x += y``, ``a, *rest = xs``
         value = self.binding_value(binding, inv)
         return value is not None and self._is_tensor_valued(value, inv, depth)
 
     def to_device(self, call: cst.Call) -> Optional[cst.BaseExpression]:
         """The device argument of a ``.to(...)`` call (not a dtype, not another tensor)."""
-        keyword = _keyword(call, "device")
+        keyword = passed_argument(call, "device")
         if keyword is not None:
-            return keyword.value
-        positional = _positional(call.args)
-        if positional and self._is_device_like(positional[0].value, 0):
-            return positional[0].value
-        return None
+            return keyword
+        first = passed_argument(call, "device", 0)  # no ``device=``: the first positional argument
+        return first if first is not None and self._is_device_like(first, 0) else None
 
     def _is_device_like(self, expr: cst.BaseExpression, depth: int) -> bool:
         if depth > MAX_DEPTH:
@@ -1187,10 +794,8 @@ class DevicePlacement:
             return False  # torch.float32, torch.long: a dtype
         if DEVICE_NAME.search(name.rsplit(".", 1)[-1]):
             return True
-        return any(
-            isinstance(b.value, cst.BaseExpression) and not b.element and self._is_device_like(b.value, depth + 1)
-            for b in self.names.values(expr)
-        )
+        values = (self._plain_value(b) for b in self.bindings(expr))
+        return any(value is not None and self._is_device_like(value, depth + 1) for value in values)
 
     # -- batch layouts -------------------------------------------------------------------
 
@@ -1199,7 +804,7 @@ class DevicePlacement:
         if depth > MAX_DEPTH:
             return None
         if isinstance(dataset, (cst.Name, cst.Attribute)):
-            values = [self.binding_value(b, inv) for b in self.names.values(dataset)]
+            values = [self.binding_value(b, inv) for b in self.bindings(dataset)]
             if len(values) == 1 and values[0] is not None:
                 return self._item_layout(values[0], inv, depth + 1)
             return None
@@ -1214,16 +819,16 @@ class DevicePlacement:
             return self._same(self._item_layout(e.value, inv, depth + 1) for e in viewed.elements)
         if viewed is not None:
             return self._item_layout(viewed, inv, depth + 1)
-        definition = self.definition(dataset.func)
-        if definition is None:
-            return None
-        if isinstance(definition.value, cst.ClassDef):
-            getitem = _method(definition.value, "__getitem__")
-            inner = self._constructed(definition.value, dataset, inv)
-            returns = self.names.returns(getitem) if getitem is not None else []
+        definition = self.called_definition(dataset.func)
+        if isinstance(definition, cst.ClassDef):
+            getitem = self.scopes.method(definition, "__getitem__")
+            inner = self._constructed(definition, dataset, inv)
+            returns = self.scopes.returns(getitem) if getitem is not None else []
             return self._same(self._value_layout(r, inner, depth + 1) for r in returns)
-        inner = inv + ((definition.value, dataset),)
-        return self._same(self._item_layout(r, inner, depth + 1) for r in self.names.returns(definition.value))
+        if isinstance(definition, cst.FunctionDef):
+            inner = inv + ((definition, dataset),)
+            return self._same(self._item_layout(r, inner, depth + 1) for r in self.scopes.returns(definition))
+        return None
 
     def _value_layout(self, expr: cst.BaseExpression, inv: Invocations, depth: int) -> Optional[Layout]:
         """The layout of an item or batch built by ``expr`` (a return value of ``__getitem__`` or a collate)."""
@@ -1235,7 +840,7 @@ class DevicePlacement:
             resident = [self._resident_tensor(e.value, inv, depth) for e in expr.elements]
             return None if None in resident else SequenceBatch(tuple(resident))  # type: ignore[arg-type]
         if isinstance(expr, cst.Dict):
-            keys = [_string_value(e.key) if isinstance(e, cst.DictElement) else None for e in expr.elements]
+            keys = [string_value(e.key) if isinstance(e, cst.DictElement) else None for e in expr.elements]
             if any(key is None for key in keys):
                 return None
             flags = [self._resident_tensor(e.value, inv, depth) for e in expr.elements]
@@ -1246,7 +851,7 @@ class DevicePlacement:
         if isinstance(expr, cst.DictComp):
             return MappingBatch((), complete=True) if self._resident_tensor(expr.value, inv, depth) else None
         if isinstance(expr, cst.Name):
-            values = [self.binding_value(b, inv) for b in self.names.values(expr)]
+            values = [self.binding_value(b, inv) for b in self.bindings(expr)]
             if len(values) == 1 and values[0] is not None:
                 return self._value_layout(values[0], inv, depth + 1)
             return None
@@ -1266,7 +871,7 @@ class DevicePlacement:
         if isinstance(expr, cst.Subscript):
             return self._is_tensor(expr.value, inv, depth + 1)
         if isinstance(expr, (cst.Name, cst.Attribute)):
-            values = [self.binding_value(b, inv) for b in self.names.values(expr)]
+            values = [self.binding_value(b, inv) for b in self.bindings(expr)]
             return bool(values) and all(v is not None and self._is_tensor(v, inv, depth + 1) for v in values)
         if not isinstance(expr, cst.Call):
             return False
@@ -1333,7 +938,7 @@ class CpuDatasetFix:
     def __init__(self, facts: "ModuleFacts") -> None:
         self.facts = facts
         self.placement = facts.fact(DevicePlacement)
-        self.names = facts.fact(NameBindings)
+        self.scopes = facts.fact(Names)
 
     def fix(self, batches: DeviceBatches) -> Optional[CstFix]:
         moves = batches.trace.moves
@@ -1390,18 +995,21 @@ class CpuDatasetFix:
         """
         if self._reads(binding, loader_calls) > 1:
             return False
+        value, path = self.placement.held(binding)
+        if value is None or not path:
+            return True
         removed = {move.call for move in trace.moves}
         return not any(
             self._reads(sibling, loader_calls)
             and removed & {move.call for move in self.placement.binding_trace(sibling).moves}
-            for sibling in self.names.bindings_of_value(binding.value)
-            if binding.element and sibling not in trace.through
+            for sibling in self.scopes.bindings_holding(value)
+            if sibling not in trace.through
         )
 
     def _reads(self, binding: Binding, loader_calls: Set[cst.Call]) -> int:
         """How many uses read the value held by ``binding`` (reads of its shape or length aside); the reads
         in the arguments of the loaders that share the moves count as one, as their loops get the fix."""
-        reads = [read for read in self.names.reads_of(binding) if not self.placement_free(read)]
+        reads = [read for read in self.scopes.uses(binding) if not self.placement_free(read)]
         by_loaders = [read for read in reads if any(a in loader_calls for a in self.facts.ancestors(read))]
         return len(reads) - len(by_loaders) + min(1, len(by_loaders))
 
@@ -1480,7 +1088,7 @@ class CpuDatasetFix:
     def _under_cuda_check(self, node: cst.CSTNode) -> bool:
         """Inside ``if use_cuda:`` / ``if torch.cuda.is_available():``: already conditional on CUDA."""
         return any(
-            isinstance(a, cst.If) and "cuda" in self.facts.code(a.test).lower() and self.names.contains(a.body, node)
+            isinstance(a, cst.If) and "cuda" in self.facts.code(a.test).lower() and self.scopes.contains(a.body, node)
             for a in self.facts.ancestors(node)
         )
 
@@ -1488,14 +1096,15 @@ class CpuDatasetFix:
         """A name bound only to ``torch.device(...)`` or a parameter annotated ``torch.device``: ``.type`` works on it."""
         if not isinstance(device, (cst.Name, cst.Attribute)):
             return False
-        values = [b.value for b in self.names.values(device)]
-        return bool(values) and all(self._makes_torch_device(v) for v in values)
+        bindings = self.placement.bindings(device)
+        return bool(bindings) and all(self._makes_torch_device(b) for b in bindings)
 
-    def _makes_torch_device(self, value: BoundValue) -> bool:
-        if isinstance(value, cst.Param):
-            annotation = value.annotation.annotation if value.annotation is not None else None
-            return annotation is not None and self.facts.qualified_name(annotation) == "torch.device"
-        return isinstance(value, cst.Call) and self.facts.qualified_name(value.func) == "torch.device"
+    def _makes_torch_device(self, binding: Binding) -> bool:
+        if binding.kind == PARAMETER:
+            annotation = binding.node.annotation  # type: ignore[attr-defined]
+            return annotation is not None and self.facts.qualified_name(annotation.annotation) == "torch.device"
+        value, path = self.placement.held(binding)
+        return isinstance(value, cst.Call) and not path and self.facts.qualified_name(value.func) == "torch.device"
 
     # -- where the device expression is valid --------------------------------------------
 
@@ -1517,35 +1126,46 @@ class CpuDatasetFix:
         function, call = hop
         if not self._valid_at(device, call):
             return None
-        for param, argument in self.placement.bound_arguments(call, function).items():
-            if argument.deep_equals(device):
-                return param.name
+        for parameter in self.scopes.parameters(function):
+            argument = self.scopes.argument_for(call, function, parameter.node)
+            if argument is not None and argument is not parameter.default and argument.deep_equals(device):
+                return parameter.node.name
         return device if self._valid_at(device, site) else None
 
     def _outermost(self, device: cst.BaseExpression, inv: Invocations, depth: int) -> cst.BaseExpression:
         """Follow a device parameter (also through ``self.device = device``) out to the call's argument."""
-        values = self.names.values(device) if isinstance(device, (cst.Name, cst.Attribute)) else []
-        if len(values) != 1 or depth > MAX_DEPTH:
+        bindings = self.placement.bindings(device)
+        if len(bindings) != 1 or depth > MAX_DEPTH:
             return device
-        binding = values[0]
-        if isinstance(binding.value, cst.Param):
+        binding = bindings[0]
+        if binding.kind == PARAMETER:
             argument = self.placement.binding_value(binding, inv)
             return device if argument is None else self._outermost(argument, inv, depth + 1)
-        if binding.key.startswith("self.") and isinstance(binding.value, cst.Name):
-            inner = self._outermost(binding.value, inv, depth + 1)
-            return device if inner is binding.value else inner
+        value, path = self.placement.held(binding)
+        if isinstance(binding.node, cst.Attribute) and isinstance(value, cst.Name) and not path:  # ``self.device = device``
+            inner = self._outermost(value, inv, depth + 1)
+            return device if inner is value else inner
         return device
 
     def _valid_at(self, expr: cst.BaseExpression, site: cst.CSTNode) -> bool:
         """Every name in ``expr`` means the same at ``site`` as where ``expr`` is written."""
-        for name in _names_in(expr):
+        for name in walk.walk(expr):
+            if not (isinstance(name, cst.Name) and self.scopes.is_load(name)):
+                continue
             if name.value == "self":
-                cls = self.names.method_class(name)
-                if cls is None or cls is not self.names.method_class(site):
+                cls = self._method_class_around(name)
+                if cls is None or cls is not self._method_class_around(site):
                     return False
-            elif self.names.resolve(name) is not self.names.resolve_key(name.value, site):
+            elif self.scopes.binding_of(name) != self.scopes.binding_seen_at(name.value, site):
                 return False
         return True
+
+    def _method_class_around(self, node: cst.CSTNode) -> Optional[cst.ClassDef]:
+        """The class whose method ``node`` is written in (directly: not in a lambda or nested function)."""
+        scope = self.scopes.scope_of(node)
+        while type(scope) in COMPREHENSIONS:
+            scope = self.scopes.scope_of(scope)
+        return self.scopes.method_class(scope)
 
     # -- the consuming loops -------------------------------------------------------------
 
@@ -1567,9 +1187,9 @@ class CpuDatasetFix:
         # The fix moves each batch where a ``for`` loop binds it; a ``while`` loop pulling batches with ``next`` is left alone.
         loops = {loop.loader: loop for loop in self.facts.fact(TrainingLoops).loops if isinstance(loop.node, cst.For) and loop.loader is not None}
         statement = self.facts.parent(call)
-        bindings = [b for b in self.names.bindings_of_value(call) if not b.element]
+        bindings = [b for b in self.scopes.bindings_holding(call) if not self.placement.held(b)[1]]
         if isinstance(statement, cst.Assign) and bindings:
-            uses = [read for binding in bindings for read in self.names.reads_of(binding)]
+            uses = [read for binding in bindings for read in self.scopes.uses(binding)]
         else:
             uses = [call]
         found: List[Consumer] = []
@@ -1587,16 +1207,16 @@ class CpuDatasetFix:
             return []
         arg = self.facts.parent(use)
         call = self.facts.parent(arg) if isinstance(arg, cst.Arg) else None
-        function = self.placement.definition(call.func) if hop is None and isinstance(call, cst.Call) else None
-        if function is None or not isinstance(function.value, cst.FunctionDef):
+        function = self.placement.called_definition(call.func) if hop is None and isinstance(call, cst.Call) else None
+        if not isinstance(function, cst.FunctionDef):
             return None
-        params = [p for p, value in self.placement.bound_arguments(call, function.value).items() if value is use]
-        binding = self.names.parameter_binding(function.value, params[0]) if params else None
+        params = [p.node for p in self.scopes.parameters(function) if self.scopes.argument_for(call, function, p.node) is use]
+        binding = self.scopes.binding_at(params[0]) if params else None
         if binding is None:
             return None
         found: List[Consumer] = []
-        for read in self.names.reads_of(binding):
-            consumers = self._consumers_of(read, loops, (function.value, call))
+        for read in self.scopes.uses(binding):
+            consumers = self._consumers_of(read, loops, (function, call))
             if consumers is None:
                 return None
             found.extend(consumers)
@@ -1681,7 +1301,7 @@ class CpuDatasetFix:
         Only moves whose result is used count: ``x.to(device)`` alone is a no-op.
         """
         moved: Set[Tuple[str, Optional[str]]] = set()
-        for call in self.names.calls_within(body):
+        for call in (node for node in walk.walk(body) if isinstance(node, cst.Call)):
             func = call.func
             if not isinstance(func, cst.Attribute) or self.placement.move(call) is None:
                 continue
@@ -1700,7 +1320,7 @@ class CpuDatasetFix:
             return receiver.value, None
         if isinstance(receiver, cst.Subscript) and isinstance(receiver.value, cst.Name) and len(receiver.slice) == 1:
             index = receiver.slice[0].slice
-            key = _string_value(index.value) if isinstance(index, cst.Index) else None
+            key = string_value(index.value) if isinstance(index, cst.Index) else None
             return (receiver.value.value, key) if key is not None else None
         return None
 
@@ -1710,10 +1330,34 @@ class CpuDatasetFix:
         for ancestor in self.facts.ancestors(call):
             if ancestor is body:
                 break
-            if isinstance(ancestor, COMPREHENSIONS):
+            if type(ancestor) in COMPREHENSIONS:
                 source = ancestor.for_in.iter
                 if isinstance(source, cst.Call) and isinstance(source.func, cst.Attribute):
                     source = source.func.value
                 if isinstance(source, cst.Name):
                     sources.add((source.value, None))
         return sources
+
+
+# ---------------------------------------------------------------------------------------------
+# The view of names that TL104 still reads (``placement.names.values(node)``); delete this
+# section and DevicePlacement.names once TL104 asks Names itself.
+
+
+class HeldValue(NamedTuple):
+    """A binding as TL104 reads it: ``value`` what it holds (None when not followed), ``element`` the indices left."""
+
+    binding: Binding
+    value: Optional[cst.BaseExpression]
+    element: Tuple[int, ...]
+
+
+class NameBindings:
+    """TL104's question about names, answered by :class:`Names`; ``facts.fact(NameBindings)``."""
+
+    def __init__(self, facts: "ModuleFacts") -> None:
+        self.placement = facts.fact(DevicePlacement)
+
+    def values(self, node: cst.BaseExpression) -> List[HeldValue]:
+        """What a name or ``self.x`` may hold (:meth:`DevicePlacement.bindings`)."""
+        return [HeldValue(b, *self.placement.held(b)) for b in self.placement.bindings(node)]

@@ -56,22 +56,6 @@ Mapping from the binding models this replaces (to be ported onto this one):
   ``precedes``/``contains`` -> :meth:`Names.precedes`/:meth:`Names.contains`;
   ``_parameter_kind``'s call sites -> :meth:`Names.calls_of` +
   :meth:`Names.argument_for`.
-* ``placement._Binder``/``NameBindings``: ``resolve(node)``/``resolve_key`` ->
-  :meth:`Names.binding_of`; ``values(self.x)`` (every ``self.x = ...`` of the
-  class) -> :meth:`Names.reaching` on the attribute; ``reads_of(binding)`` ->
-  :meth:`Names.uses`; ``before``/``contains`` -> :meth:`Names.precedes`/
-  :meth:`Names.contains`; ``returns(function)`` (lambda body included) ->
-  :meth:`Names.returns`; ``parameter_binding`` -> :meth:`Names.binding_of`
-  on ``param.name``; ``bound_by_comprehension(name)`` -> ``binding_of(name).kind
-  == COMPREHENSION``; ``method_class`` -> :meth:`Names.method_class`;
-  ``DevicePlacement.bound_arguments`` -> :meth:`Names.argument_for`;
-  ``definition``/``_function_value`` (``collate``, ``make_collate(device)``,
-  ``partial(collate, ...)``) -> :meth:`Names.resolve_callable` (the
-  invocation chain that binds a factory's parameters stays the caller's:
-  :meth:`Names.argument_for` answers it one call at a time);
-  ``Binding.element`` -> ``Binding.path`` (placement pairs ``a, b = x, y``
-  element-wise; here ``value`` is the whole right-hand side and ``path``
-  indexes it, :meth:`Names.bound_value` gives the element).
 * ``batch_keys._Binding``/``_scope_bindings``: ``_bindings(name, at)`` ->
   :meth:`Names.reaching` (kinds ``value``/``for``/``param``/``other`` ->
   ``Binding.value`` set/FOR/PARAMETER/the others); ``_argument_for`` ->
@@ -182,6 +166,29 @@ class Parameter(NamedTuple):
     position: Optional[int]
 
 
+def passed_argument(call: cst.Call, keyword: str, position: Optional[int] = None) -> Optional[cst.BaseExpression]:
+    """The argument ``call`` passes as ``keyword``, or as its ``position``-th positional argument.
+
+    For a callee whose signature is known by heart rather than defined in
+    this module (``x.to(device)``, ``torch.device(type)``,
+    ``Subset(dataset, indices)``); :meth:`Names.argument_for` answers for a
+    same-module function. Positional arguments after a ``*args`` are not
+    counted: where they land cannot be told.
+    """
+    for argument in call.args:
+        if argument.keyword is not None and argument.keyword.value == keyword:
+            return argument.value
+    if position is None:
+        return None
+    passed = []
+    for argument in call.args:
+        if argument.star:
+            break
+        if argument.keyword is None:
+            passed.append(argument.value)
+    return passed[position] if position < len(passed) else None
+
+
 class Names:
     """Scopes, bindings and uses of one module (see the module docstring)."""
 
@@ -208,6 +215,7 @@ class Names:
         self._resolved: Dict[cst.CSTNode, List[Definition]] = {}  # resolve_callable, per expression
         self._instances: Dict[cst.CSTNode, List[cst.ClassDef]] = {}  # instance_classes, per expression
         self._callees: Dict[cst.Call, List[Union[cst.FunctionDef, cst.Lambda]]] = {}
+        self._holding: Optional[Dict[cst.CSTNode, List[Binding]]] = None  # bindings_holding, built on first use
         self._deferred_annotations = False  # ``from __future__ import annotations``
         self._build(facts.parents)
         self._rebind_nonlocals()
@@ -516,6 +524,51 @@ class Names:
             value = elements[index].value
         return value
 
+    def unpacked(self, binding: Binding) -> Optional[Tuple[cst.BaseExpression, Tuple[int, ...]]]:
+        """What an assignment binds as far as displays tell: an expression, and the indices still to apply to it.
+
+        ``x = v`` gives ``(v, ())``; ``a, b = x, y`` gives ``(y, ())`` for
+        ``b``; ``a, b = f()`` gives ``(f(), (1,))``; ``a, (b, c) = x, f()``
+        gives ``(f(), (0,))`` for ``b``. None for a binding that holds no
+        expression of its own (a loop or ``with`` target, an augmented
+        assignment, a parameter, an import, a definition, ``x: T``) and for
+        the targets of an unpacking with a starred target (``*a, b = v``:
+        positions after the star count from the end).
+        """
+        if binding.kind not in (ASSIGN, ANNOTATED, WALRUS) or binding.value is None or self._in_starred_unpacking(binding):
+            return None
+        value, path = binding.value, binding.path
+        while path and type(value) in (cst.Tuple, cst.List):
+            elements = value.elements  # type: ignore[attr-defined]
+            if path[0] >= len(elements) or any(type(e) is cst.StarredElement for e in elements):
+                break
+            value, path = elements[path[0]].value, path[1:]
+        return value, path
+
+    def _in_starred_unpacking(self, binding: Binding) -> bool:
+        if not binding.path:
+            return False
+        if binding.starred:
+            return True
+        node = self.facts.parent(binding.node)
+        while type(node) in (cst.Element, cst.StarredElement, cst.Tuple, cst.List):
+            if type(node) in (cst.Tuple, cst.List) and any(type(e) is cst.StarredElement for e in node.elements):  # type: ignore[union-attr]
+                return True
+            node = self.facts.parent(node)  # type: ignore[arg-type]
+        return False
+
+    def bindings_holding(self, expression: cst.BaseExpression) -> List[Binding]:
+        """The assignments whose :meth:`unpacked` expression is ``expression``: ``x = e``, ``a, b = e``
+        (both, each with its path), ``a, b = e, f`` (``a`` only), ``self.x = e``; in source order."""
+        if self._holding is None:
+            self._holding = {}
+            tables = [*self._bindings.values(), *self._attributes.values()]
+            for binding in sorted((b for table in tables for group in table.values() for b in group), key=self._position):
+                found = self.unpacked(binding)
+                if found is not None:
+                    self._holding.setdefault(found[0], []).append(binding)
+        return list(self._holding.get(expression, ()))
+
     # ----- which bindings a use sees --------------------------------------------------
 
     def binding_of(self, node: cst.CSTNode) -> Optional[Binding]:
@@ -529,7 +582,20 @@ class Names:
         made = self._by_node.get(node)
         if made is not None and made.kind not in (GLOBAL, NONLOCAL):
             return made
-        found = self.reaching(node)
+        return self._nearest(self.reaching(node), node)
+
+    def binding_seen_at(self, name: str, site: cst.CSTNode) -> Optional[Binding]:
+        """The binding of ``name`` that a read of it placed at ``site`` would see, chosen as :meth:`binding_of` does.
+
+        For code that a fix writes at ``site`` (a device expression copied
+        from elsewhere): it means the same there when this is the binding
+        its original read sees.
+        """
+        found, _ = self._reaching_at(name, site)
+        return self._nearest(sorted(dict.fromkeys(found), key=self._position), site)
+
+    def _nearest(self, found: List[Binding], node: cst.CSTNode) -> Optional[Binding]:
+        """The last of ``found`` before ``node`` in source order, else the last one."""
         if not found:
             return None
         start = self._order.get(node, 0)
@@ -564,11 +630,16 @@ class Names:
         return self._surely_bound.get(node, False)
 
     def uses(self, binding: Binding) -> List[cst.CSTNode]:
-        """The loads (``Name`` nodes, or ``self.x`` attributes) that may see ``binding``."""
-        if type(binding.scope) is cst.ClassDef and "." in binding.name:
-            candidates: Iterable[cst.CSTNode] = self._attribute_loads.get(binding.name.split(".", 1)[1], ())
-        else:
-            candidates = self._loads.get(binding.name, ())
+        """The loads (``Name`` nodes, or ``self.x`` attributes) that may see ``binding``.
+
+        A binding in a class body (a method, a class attribute) is also seen
+        by the ``self.x`` reads of the class's methods.
+        """
+        candidates: List[cst.CSTNode] = []
+        if type(binding.scope) is cst.ClassDef:  # ``self.x = ...``, and a method or class attribute read as ``self.x``
+            candidates += self._attribute_loads.get(binding.name.split(".", 1)[-1], ())
+        if "." not in binding.name:
+            candidates += self._loads.get(binding.name, ())
         return [use for use in candidates if binding in self.reaching(use)]
 
     def loads(self, name: str) -> List[cst.Name]:
@@ -580,7 +651,9 @@ class Names:
 
     def _name_reaching(self, node: cst.Name) -> Tuple[List[Binding], bool]:
         """The bindings reaching ``node``, and whether one surely does (on every path, within its scope)."""
-        name = node.value
+        return self._reaching_at(node.value, node)
+
+    def _reaching_at(self, name: str, node: cst.CSTNode) -> Tuple[List[Binding], bool]:
         scope = self.scope_of(node)
         anchor: cst.CSTNode = node
         if self._deferred_annotations and self._in_annotation(node):
