@@ -34,7 +34,7 @@ import functools
 import json
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple, Union
+from typing import TYPE_CHECKING, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -250,11 +250,6 @@ class DevicePlacement:
     def values(self) -> Values:
         """The literals expressions hold: what makes a switch provably on or off."""
         return self.facts.fact(Values)
-
-    @functools.cached_property
-    def names(self) -> "NameBindings":
-        """TL104's view of names (see :class:`NameBindings`): ask :attr:`scopes` instead."""
-        return self.facts.fact(NameBindings)
 
     # -- what a name holds ---------------------------------------------------------------
 
@@ -1337,27 +1332,3 @@ class CpuDatasetFix:
                 if isinstance(source, cst.Name):
                     sources.add((source.value, None))
         return sources
-
-
-# ---------------------------------------------------------------------------------------------
-# The view of names that TL104 still reads (``placement.names.values(node)``); delete this
-# section and DevicePlacement.names once TL104 asks Names itself.
-
-
-class HeldValue(NamedTuple):
-    """A binding as TL104 reads it: ``value`` what it holds (None when not followed), ``element`` the indices left."""
-
-    binding: Binding
-    value: Optional[cst.BaseExpression]
-    element: Tuple[int, ...]
-
-
-class NameBindings:
-    """TL104's question about names, answered by :class:`Names`; ``facts.fact(NameBindings)``."""
-
-    def __init__(self, facts: "ModuleFacts") -> None:
-        self.placement = facts.fact(DevicePlacement)
-
-    def values(self, node: cst.BaseExpression) -> List[HeldValue]:
-        """What a name or ``self.x`` may hold (:meth:`DevicePlacement.bindings`)."""
-        return [HeldValue(b, *self.placement.held(b)) for b in self.placement.bindings(node)]

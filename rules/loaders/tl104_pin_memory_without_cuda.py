@@ -216,8 +216,9 @@ class PinMemoryWithoutCuda(Rule):
             if isinstance(node, cst.Call) and (self.facts.qualified_name(node.func) or "").startswith(ACCELERATOR_CHECK):
                 return True
             if isinstance(node, cst.Name) and depth < MAX_DEPTH:
-                values = [b.value for b in self._placement.names.values(node)]
-                if any(isinstance(v, cst.BaseExpression) and self._checks_accelerator(v, depth + 1) for v in values):
+                names = self.facts.fact(Names)
+                values = [names.bound_value(b) for b in names.reaching(node)]
+                if any(v is not None and self._checks_accelerator(v, depth + 1) for v in values):
                     return True
         return False
 

@@ -478,9 +478,9 @@ class DevicesInUse:
 
     def _compared_against(self, literal: cst.SimpleString) -> bool:
         """``literal`` is an operand of a comparison (``x == "mps"``, ``"mps" in str(x)``, ``x in ("mps", "xpu")``)."""
-        node, parent = literal, self.facts.parent(literal)
+        parent = self.facts.parent(literal)
         while isinstance(parent, (cst.Element, cst.Tuple, cst.List, cst.Set)):
-            node, parent = parent, self.facts.parent(parent)
+            parent = self.facts.parent(parent)
         return isinstance(parent, (cst.Comparison, cst.ComparisonTarget))
 
     def _passes_device_setting(self, argument: cst.Arg) -> bool:
