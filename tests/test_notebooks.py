@@ -26,9 +26,7 @@ from tests.fixture_cases import (
 )
 from trainlint.diagnostics import CellPosition, Location, syntax_error
 from tests.test_fixtures import SETTINGS as FIXTURE_SETTINGS
-from trainlint.engine import RuleSettings
 from trainlint.notebook import Notebook, NotebookError, WriteBackError, _source_spans, read_notebook
-from trainlint.registry import ALL_CODES
 from trainlint.runner import FileOutcome, FileTask, process_source
 
 SETTINGS = FIXTURE_SETTINGS  # the snapshots are written for a project on the torch the .py fixtures target

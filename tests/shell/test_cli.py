@@ -476,7 +476,7 @@ def test_a_run_with_errors_never_says_all_checks_passed(project: Path, monkeypat
 
 
 def test_an_unexpected_error_in_one_file_is_exit_2_and_the_run_goes_on(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from trainlint import __version__, runner
+    from trainlint import runner
 
     real = runner.process_source
 
