@@ -203,6 +203,7 @@ class Names:
         self._calls: Dict[str, List[cst.Call]] = {}
         self._reaching: Dict[cst.CSTNode, List[Binding]] = {}
         self._surely_bound: Dict[cst.CSTNode, bool] = {}
+        self._reaching_at: Dict[Tuple[str, cst.CSTNode], Tuple[List[Binding], bool]] = {}
         self._ends: Dict[cst.CSTNode, int] = {}
         self._resolving = 0
         self._resolved: Dict[cst.CSTNode, List[Definition]] = {}  # resolve_callable, per expression
@@ -578,9 +579,24 @@ class Names:
     def is_load(self, node: cst.Name) -> bool:
         return node in self._loads.get(node.value, ())
 
-    def _name_reaching(self, node: cst.Name) -> Tuple[List[Binding], bool]:
-        """The bindings reaching ``node``, and whether one surely does (on every path, within its scope)."""
-        name = node.value
+    def reaching_at(self, name: str, node: cst.CSTNode) -> Tuple[List[Binding], bool]:
+        """What a read of ``name`` placed at ``node`` would see: the bindings that may reach it, in source
+        order, and whether one surely does (as :meth:`reaching` and :meth:`surely_bound` for a real use).
+
+        For analyses that ask about a name no code reads there: "is ``device`` bound where this
+        ``autocast(...)`` runs, and to what?"
+        """
+        key = (name, node)
+        found = self._reaching_at.get(key)
+        if found is None:
+            bindings, certain = self._name_reaching(node, name)
+            found = self._reaching_at[key] = (sorted(dict.fromkeys(bindings), key=self._position), certain)
+        return list(found[0]), found[1]
+
+    def _name_reaching(self, node: cst.CSTNode, name: Optional[str] = None) -> Tuple[List[Binding], bool]:
+        """The bindings of ``name`` (``node``'s own, for a ``Name``) reaching ``node``, and whether one surely
+        does (on every path, within its scope)."""
+        name = node.value if name is None else name  # type: ignore[attr-defined]
         scope = self.scope_of(node)
         anchor: cst.CSTNode = node
         if self._deferred_annotations and self._in_annotation(node):
