@@ -912,17 +912,6 @@ class DeviceScopes:
         return self._kind_of(returned, seen)
 
 
-def _is_device_variable(expression: cst.BaseExpression) -> bool:
-    """``device``, ``self.device``, ``args.device``, ``device.type``: a variable holding the selected device.
-
-    Not ``param.device``: a tensor's placement says nothing about which
-    device the code selects. Names with "cpu" or "cuda" in them are fixed devices.
-    """
-    if isinstance(expression, cst.Attribute) and expression.attr.value == "type":
-        expression = expression.value
-    return _names_device_variable(dotted(expression) or "")
-
-
 def _names_device_variable(target: str) -> bool:
     """``device``, ``self.device``, ``args.train_device``: an assignment target that holds the selected device."""
     owner, _, last = target.rpartition(".")
