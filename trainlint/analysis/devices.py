@@ -1088,10 +1088,11 @@ class DeviceLattice:
     """Which devices an expression can name, and which the module can run on.
 
     ``devices_of(expr)`` follows literals and ``torch.device(...)``,
-    ``x.type``, conditional expressions, names (every assignment in the
-    module, scope aside: a union errs towards "more devices"), parameters (their
-    default and the arguments of the module's own calls; a function nothing
-    here calls is reusable code, whose caller can pass anything), argparse
+    ``x.type``, conditional expressions, names (the bindings that reach the
+    use, flow-aware, from :class:`~trainlint.analysis.names.Names`), parameters
+    (what the module's own calls pass, the default where they leave it out; a
+    function nothing here calls is reusable code, whose caller can pass
+    anything, and so is a call whose ``*args``/``**kwargs`` may pass it), argparse
     options (their ``choices``; without them anything), fields of the module's
     dataclasses and keys of its dict literals, same-module helpers (what they
     return), ``self.<attr>`` assigned in the class or a same-module base, and
