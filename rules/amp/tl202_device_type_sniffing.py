@@ -106,8 +106,9 @@ class DeviceTypeSniffing(Rule):
     test read `device.type`, else `torch.device(device).type`): it replaces
     the expression, the `if` statement (one assignment of the type), or the
     `"cpu"` of the other branch's autocast. On MPS autocast then runs, in
-    float16 or bfloat16 with no loss scaling, and results there change. MPS autocast arrived in torch 2.5 (older releases raise), so the
-    fix is offered only where `target-torch` is 2.5 or later.
+    float16 or bfloat16 with no loss scaling, and results there change. MPS
+    autocast arrived in torch 2.5 (older releases raise), so the fix is
+    offered only where `target-torch` is 2.5 or later.
 
     ## Evidence
     `fixtures/TL202_device_type_sniffing/`; `tests/test_runtime_TL202.py`
@@ -126,9 +127,7 @@ class DeviceTypeSniffing(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         """Note what autocast calls take as their device type: a sniff that feeds none is harmless."""
-        api = AMP_APIS.get(self.facts.qualified_name(node.func) or "")
-        arguments = bind_arguments(node, api.parameters) if api is not None and api.family == "autocast" else None
-        device_type = arguments.get("device_type") if arguments else None
+        device_type = self._autocast_device_type(node)
         if device_type is not None:
             self._autocast_device_arguments.add(device_type)
             name = dotted(device_type.value)
@@ -147,10 +146,11 @@ class DeviceTypeSniffing(Rule):
         if condition is None:
             return
         on_cuda, other = _arms(node, condition)
-        bound = _type_bound_by_branches(on_cuda, other) if on_cuda is not None or other is not None else None
-        previous = self._previous_binding(node, bound, on_cuda, other) if bound is not None else None
-        if bound is not None and (previous is not None or (on_cuda is not None and other is not None)):
-            self._sniffs.append(Sniff(node.test, node, bound, previous))
+        bound = _type_bound_by_branches(on_cuda, other)
+        if bound is not None:
+            previous = self._previous_binding(node, bound, on_cuda, other)
+            if previous is not None or (on_cuda is not None and other is not None):  # one branch needs the other type
+                self._sniffs.append(Sniff(node.test, node, bound, previous))
         elif on_cuda is not None and other is not None and self._autocast_types(on_cuda) == {"cuda"}:
             cpu = [argument for argument in self._autocast_arguments(other) if string_value(argument.value) == "cpu"]
             if len(cpu) == 1:
@@ -182,15 +182,18 @@ class DeviceTypeSniffing(Rule):
             return None
         return assign
 
+    def _autocast_device_type(self, call: cst.Call) -> Optional[cst.Arg]:
+        """The ``device_type`` argument of an autocast call, else None."""
+        api = AMP_APIS.get(self.facts.qualified_name(call.func) or "")
+        arguments = bind_arguments(call, api.parameters) if api is not None and api.family == "autocast" else None
+        return arguments.get("device_type") if arguments else None
+
     def _autocast_arguments(self, suite: cst.BaseSuite) -> Iterator[cst.Arg]:
         """The ``device_type`` argument of each autocast call in ``suite``."""
         for node in walk.walk(suite):
-            if isinstance(node, cst.Call):
-                api = AMP_APIS.get(self.facts.qualified_name(node.func) or "")
-                arguments = bind_arguments(node, api.parameters) if api is not None and api.family == "autocast" else None
-                device_type = arguments.get("device_type") if arguments else None
-                if device_type is not None:
-                    yield device_type
+            device_type = self._autocast_device_type(node) if isinstance(node, cst.Call) else None
+            if device_type is not None:
+                yield device_type
 
     def _autocast_types(self, suite: cst.BaseSuite) -> Set[Optional[str]]:
         return {string_value(argument.value) for argument in self._autocast_arguments(suite)}
@@ -272,7 +275,8 @@ def _arms(node: cst.If, condition: bool) -> Tuple[Optional[cst.BaseSuite], Optio
 
 
 def _type_bound_by_branches(on_cuda: Optional[cst.BaseSuite], other: Optional[cst.BaseSuite]) -> Optional[str]:
-    """The target each branch binds to its device type, ``"cuda"`` on CUDA and ``"cpu"`` elsewhere, and nothing else."""
+    """The target each branch there is binds to its device type, ``"cuda"`` on CUDA and ``"cpu"`` elsewhere, and
+    nothing else; None without branches."""
     found: Set[Optional[str]] = set()
     for suite, device_type in ((on_cuda, "cuda"), (other, "cpu")):
         if suite is None:
