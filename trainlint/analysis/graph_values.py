@@ -39,10 +39,10 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, NamedTuple, O
 
 import libcst as cst
 
+from trainlint.analysis import names as n
 from trainlint.analysis.classes import enclosing_class
 from trainlint.analysis.grad_mode import in_no_grad
 from trainlint.analysis.imports import dotted
-from trainlint.analysis import names as n
 from trainlint.analysis.names import Names
 from trainlint.analysis.values import string_value
 from trainlint.analysis.walk import walk
@@ -154,7 +154,7 @@ class Binding(NamedTuple):
     ``how`` sorts Names' kinds into what a graph can flow through:
     ``assign`` (``x = v``, ``x: T = v``, ``(x := v)``), ``augment``
     (``x += v``), ``iterate`` (``for``/comprehension targets), ``parameter``
-    (not ``*args``/``**kwargs``) and ``opaque`` (everything else: imports,
+    (of a ``def``, not ``*args``/``**kwargs``) and ``opaque`` (everything else: imports,
     definitions, ``with``/``except`` targets, starred targets). ``anchor`` is
     Names' ``node`` (the target ``Name``, the ``Param``); ``statement``,
     ``value`` and ``path`` are Names' own, except that a parameter's and an
@@ -268,10 +268,11 @@ class GraphValues:
             how = _HOW.get(binding.kind, "opaque")
             if binding.starred or (binding.kind == n.ANNOTATED and binding.value is None):
                 how = "opaque"
-            elif how == "parameter" and any(
-                p.node is binding.node and p.kind in _STAR_PARAMETERS for p in self._names.parameters(binding.statement)  # type: ignore[arg-type]
+            elif how == "parameter" and (
+                type(binding.statement) is cst.Lambda
+                or any(p.node is binding.node and p.kind in _STAR_PARAMETERS for p in self._names.parameters(binding.statement))  # type: ignore[arg-type]
             ):
-                how = "opaque"
+                how = "opaque"  # what a lambda or a ``*args`` parameter receives is not followed
             valued = how not in ("parameter", "opaque")
             view = self._views[binding] = Binding(
                 binding.name, how, binding.statement, binding.node, binding.value if valued else None, binding.path if valued else ()
