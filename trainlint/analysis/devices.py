@@ -405,10 +405,10 @@ class DevicesInUse:
                 found |= lattice.field_devices(field)
         for call in self._scan.calls:
             found |= self._chosen_by_call(call, lattice)
-        names = self.facts.fact(Names)
         for name, definitions in self._scan.functions.items():
             if "device" in name.lower():
-                found |= lattice._union([v for d in definitions for v in names.returns(d)], frozenset(definitions))
+                returned = [v for d in definitions for v in self.facts.fact(Names).returns(d)]
+                found |= lattice._union(returned, frozenset(definitions))
         return frozenset(found)
 
     def _chosen_by_call(self, call: cst.Call, lattice: "DeviceLattice") -> Devices:
@@ -1102,8 +1102,12 @@ class DeviceLattice:
     def __init__(self, facts: "ModuleFacts") -> None:
         self.facts = facts
         self._scan = facts.fact(_scan)
-        self._names = facts.fact(Names)
         self._memo: Dict[int, Devices] = {}
+
+    @functools.cached_property
+    def _names(self) -> Names:
+        """Built on the first name to follow: literals and calls of torch need none."""
+        return self.facts.fact(Names)
 
     def devices_of(self, expression: cst.BaseExpression) -> Devices:
         found = self._memo.get(id(expression))
