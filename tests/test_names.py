@@ -282,6 +282,20 @@ def test_with_target_surely_binds_in_the_body():
     assert [b.kind for b in names.reaching(load(names, "bar"))] == [n.WITH]
 
 
+def test_reaching_at_answers_for_a_name_no_code_reads_there():
+    facts, names = model(
+        "device = 'cpu'\n"
+        "def f(c):\n    if c:\n        device = 'cuda'\n    call()\n"
+        "def g():\n    call()\n"
+    )
+    in_f, in_g = (d.body.body[-1].body[0].value for d in facts.module.body[1:])
+    found, certain = names.reaching_at("device", in_f)
+    assert [_code(facts, b) for b in found] == ["device = 'cuda'"] and not certain
+    found, certain = names.reaching_at("device", in_g)  # not local to g: the module's binding, as a whole
+    assert [_code(facts, b) for b in found] == ["device = 'cpu'"] and certain
+    assert names.reaching_at("nowhere", in_g) == ([], False)
+
+
 def test_walrus_in_an_if_test_reaches_the_body():
     facts, names = model("def f():\n    if (m := match()):\n        return m\n")
     assert [b.kind for b in names.reaching(load(names, "m"))] == [n.WALRUS]

@@ -343,9 +343,11 @@ LEAVING_GUARDS = {
         f"{CUDA_OR_CPU}def run(model, batches):\n    batches = [b.cuda() for b in batches]\n"
         f"    move = lambda m: m.cuda()\n    for batch in batches:\n        batch.cuda()\n    {SCALER}",
     ),
-    "not known where `device` is also a parameter": (
-        f'{CUDA_OR_CPU}if device == "cpu":\n    raise SystemExit\n{SCALER}',
+    # The guard reads the module's `device`: a parameter of the same name elsewhere is another binding.
+    "not known where `device` may be any string at the guard": (
         f'{CUDA_OR_CPU}def move(x, device):\n    return x.to(device)\n'
+        f'if device == "cpu":\n    raise SystemExit\n{SCALER}',
+        f'{CUDA_OR_CPU}if len(sys.argv) > 1:\n    device = sys.argv[1]\n'
         f'if device == "cpu":\n    raise SystemExit\n{SCALER}',
     ),
 }
@@ -378,11 +380,15 @@ def test_autocast_in_the_branch_that_sets_the_device_to_cuda_runs_only_on_cuda(c
     assert bool(findings(source)) is reported
 
 
-def test_a_device_rewrapped_in_itself_is_of_unknown_value() -> None:
-    """``device = torch.device(device)`` says nothing about ``device``: no endless recursion, no guard."""
+def test_a_device_rewrapped_in_itself_keeps_its_devices() -> None:
+    """``device = torch.device(device)`` holds the device bound before it (names are followed flow-aware),
+    so the guard after it leaves off CUDA; rewrapped in a loop, where the binding reaches itself, it ends."""
     guard = 'if device.type == "cpu":\n    raise SystemExit\n'
-    source = f"import torch\n{CUDA_OR_CPU}device = torch.device(device)\n{guard}{SCALER}\n"
-    assert findings(source) == [7]
+    assert findings(f"import torch\n{CUDA_OR_CPU}device = torch.device(device)\n{guard}{SCALER}\n") == []
+    looped = f"import torch\n{CUDA_OR_CPU}for _ in range(2):\n    device = torch.device(device)\n{guard}{SCALER}\n"
+    assert findings(looped) == []
+    unknown = f"import torch\n{CUDA_OR_CPU}device = torch.device(sys.argv[1])\n{guard}{SCALER}\n"
+    assert findings(f"import sys\n{unknown}") == [8]
 
 
 def test_a_cuda_check_that_only_picks_the_dtype_does_not_tie_the_scaler() -> None:

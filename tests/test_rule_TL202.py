@@ -8,7 +8,7 @@ from typing import List, Optional
 import pytest
 
 from trainlint.diagnostics import Applicability
-from trainlint.engine import RuleSettings, lint_source
+from trainlint.engine import RuleSettings, fix_source, lint_source
 
 
 def _source(text: str) -> str:
@@ -99,3 +99,85 @@ def test_a_sniff_of_a_helper_is_reported_where_the_helper_can_return_another_acc
 def test_a_cuda_check_as_device_type_is_reported_where_another_accelerator_is_named(mention, reported) -> None:
     source = f"import torch\n{mention}device_type = 'cuda' if torch.cuda.is_available() else 'cpu'\nctx = torch.autocast(device_type)\n"
     assert bool(findings(source)) is reported
+
+
+# ----- the statement forms -------------------------------------------------------------------------------------------
+
+BRANCHES = {
+    "two branches": "    if 'cuda' in device:\n        device_type = 'cuda'\n    else:\n        device_type = 'cpu'\n",
+    "mirrored, with !=": "    if device != 'cuda':\n        device_type = 'cpu'\n    else:\n        device_type = 'cuda'\n",
+    "one branch over a default": "    device_type = 'cuda'\n    if 'cuda' not in device:\n        device_type = 'cpu'\n",
+    "one branch over the CPU": "    device_type = 'cpu'\n    if str(device).startswith('cuda'):\n        device_type = 'cuda'\n",
+}
+
+
+@pytest.mark.parametrize("branches", BRANCHES.values(), ids=BRANCHES.keys())
+def test_a_type_bound_by_if_branches_is_reported_on_its_test(branches: str) -> None:
+    source = f"import torch\ndef train(device):\n{branches}    return torch.autocast(device_type=device_type)\n"
+    (row,) = findings(source)
+    assert source.splitlines()[row - 1].lstrip().startswith("if ")
+
+
+@pytest.mark.parametrize(
+    "branches",
+    [
+        # a chain that gives MPS its own type
+        "    if 'cuda' in device:\n        t = 'cuda'\n    elif 'mps' in device:\n        t = 'mps'\n    else:\n        t = 'cpu'\n",
+        # the branches do more than bind the type
+        "    if 'cuda' in device:\n        t = 'cuda'\n        print(t)\n    else:\n        t = 'cpu'\n",
+        # the default before the branch is not the other type
+        "    t = 'mps'\n    if 'cuda' not in device:\n        t = 'cpu'\n",
+        # the branches bind different names
+        "    if 'cuda' in device:\n        t = 'cuda'\n    else:\n        u = 'cpu'\n        t = u\n",
+    ],
+)
+def test_branches_that_do_not_only_map_cuda_and_the_rest_are_not_reported(branches: str) -> None:
+    assert findings(f"import torch\ndef train(device):\n{branches}    return torch.autocast(device_type=t)\n") == []
+
+
+def test_a_type_bound_by_branches_that_feeds_no_autocast_is_not_reported() -> None:
+    branches = BRANCHES["two branches"]
+    assert findings(f"import torch\ndef train(device):\n{branches}    return device_type == 'cuda'\n") == []
+
+
+def test_the_statement_fix_rebinds_the_type_once() -> None:
+    source = f"import torch\ndef train(device):\n{BRANCHES['one branch over a default']}    return torch.autocast(device_type=device_type)\n"
+    result = lint_source(_source(source), "example.py", _settings({"target-torch": "2.5"}))
+    (diagnostic,) = result.diagnostics
+    assert diagnostic.fix is not None and diagnostic.fix.applicability is Applicability.UNSAFE
+    fixed = fix_source(_source(source), "example.py", _settings({"target-torch": "2.5"}), unsafe_fixes=True).text
+    assert "    device_type = torch.device(device).type\n    return torch.autocast" in fixed
+    assert "if " not in fixed
+
+
+AUTOCAST_BRANCHES = {
+    "CPU autocast off CUDA": ("torch.autocast('cuda', dtype=torch.float16)", "torch.autocast('cpu', dtype=torch.bfloat16)", True),
+    "no autocast off CUDA": ("torch.autocast('cuda', dtype=torch.float16)", "nullcontext()", False),
+    "both on the real type": ("torch.autocast(torch.device(device).type)", "torch.autocast(torch.device(device).type)", False),
+    "CPU autocast, no CUDA one": ("nullcontext()", "torch.autocast('cpu', dtype=torch.bfloat16)", False),
+}
+
+
+@pytest.mark.parametrize("on_cuda, elsewhere, reported", AUTOCAST_BRANCHES.values(), ids=AUTOCAST_BRANCHES.keys())
+def test_cpu_autocast_in_the_branch_mps_takes_is_reported(on_cuda: str, elsewhere: str, reported: bool) -> None:
+    source = (
+        "import torch\nfrom contextlib import nullcontext\ndef train(device):\n"
+        f"    if device == 'cuda':\n        ctx = {on_cuda}\n    else:\n        ctx = {elsewhere}\n    return ctx\n"
+    )
+    assert findings(source) == ([4] if reported else [])
+
+
+def test_a_statement_sniff_is_silent_where_the_choices_are_cuda_or_cpu() -> None:
+    source = """
+        import argparse
+        import torch
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
+        args = parser.parse_args()
+        if args.device == "cuda":
+            ctx = torch.autocast("cuda", dtype=torch.float16)
+        else:
+            ctx = torch.autocast("cpu", dtype=torch.bfloat16)
+    """
+    assert findings(source) == []
+    assert findings(source.replace('["cuda", "cpu"]', '["cuda", "mps", "cpu"]')) == [6]

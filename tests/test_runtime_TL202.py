@@ -1,8 +1,10 @@
 """TL202 at run time: given "mps", each bad fixture's sniff picks the CPU branch and its fix picks MPS.
 
 Choosing a device type is string logic, so it is shown on this CPU machine
-by asking each fixture's ``amp_device_type`` for an MPS device; the fixed
-scripts must also still train exactly like ``reference_trainer`` on the CPU.
+by asking each fixture which device type it picks for an MPS device (its
+``amp_device_type``, or the ``device`` of the autocast its ``amp_context``
+builds; building one for "mps" works without MPS); the fixed scripts must
+also still train exactly like ``reference_trainer`` on the CPU.
 """
 
 from __future__ import annotations
@@ -31,12 +33,15 @@ def _mps_namespace(module: ModuleType) -> argparse.Namespace:
     return module.parse_args(["--device", "mps"])
 
 
-# fixture -> how to hand its amp_device_type() an MPS device
+# fixture -> the device type it picks given an MPS device
 CASES: dict[str, Callable[[ModuleType], Any]] = {
-    "bad_sniff_of_device_parameter": lambda module: "mps",
-    "bad_sniff_of_detected_device": lambda module: torch.device("mps"),
-    "bad_sniff_of_option_offering_mps": _mps_namespace,
-    "bad_cuda_check_as_device_type": lambda module: "mps",
+    "bad_sniff_of_device_parameter": lambda module: module.amp_device_type("mps"),
+    "bad_sniff_of_detected_device": lambda module: module.amp_device_type(torch.device("mps")),
+    "bad_sniff_of_option_offering_mps": lambda module: module.amp_device_type(_mps_namespace(module)),
+    "bad_cuda_check_as_device_type": lambda module: module.amp_device_type("mps"),
+    "bad_statement_sniff_of_device_parameter": lambda module: module.amp_device_type("mps"),
+    "bad_statement_sniff_overriding_a_default": lambda module: module.amp_device_type(_mps_namespace(module)),
+    "bad_cpu_autocast_off_cuda": lambda module: module.amp_context("mps").device,
 }
 
 
@@ -64,8 +69,8 @@ def test_every_bad_fixture_has_a_runtime_case() -> None:
 @pytest.mark.parametrize("name", CASES)
 def test_given_mps_the_bad_code_takes_the_cpu_branch_and_the_fixed_code_the_mps_one(name: str) -> None:
     bad, fixed = _load(_path(name)), _load(_path(name, fixed=True))
-    assert bad.amp_device_type(CASES[name](bad)) == "cpu"
-    assert fixed.amp_device_type(CASES[name](fixed)) == "mps"
+    assert CASES[name](bad) == "cpu"
+    assert CASES[name](fixed) == "mps"
 
 
 @pytest.mark.parametrize("name", CASES)

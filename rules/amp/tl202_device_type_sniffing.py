@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import List, Optional, Set
+from typing import Iterator, List, NamedTuple, Optional, Set, Tuple, Union
 
 import libcst as cst
 
-from trainlint.analysis import dotted
+from trainlint.analysis import dotted, walk
 from trainlint.analysis.devices import (
     NAMED_OTHER_ACCELERATORS,
     CudaOnlyRegions,
@@ -16,8 +16,8 @@ from trainlint.analysis.devices import (
     DeviceLattice,
     DeviceScopes,
     DevicesInUse,
-    string_value,
 )
+from trainlint.analysis.values import string_value
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Import, Rule
 from trainlint.rules.amp import torch_apis
@@ -25,6 +25,26 @@ from trainlint.rules.amp.amp_apis import AMP_APIS, bind_arguments
 from trainlint.target_torch import ASSUMED_TORCH, TARGET_TORCH_OPTION, parse_torch_version
 
 MESSAGE = 'This device-type test maps MPS (and every other non-CUDA device) to "cpu", so autocast never runs on MPS'
+CPU_AUTOCAST_MESSAGE = (
+    "This device test sends MPS (and every other non-CUDA device) to CPU autocast, which leaves their tensors in float32"
+)
+
+
+class Sniff(NamedTuple):
+    """One device-type sniff.
+
+    ``test`` is the string test (reported); ``node`` what it decides: the
+    ``a if test else b`` expression, or the ``if`` statement whose branches
+    bind the type (``target``; with one branch, ``previous`` binds the other
+    type just before it) or autocast on the CPU in the non-CUDA branch
+    (``cpu_argument``, the ``"cpu"`` it passes).
+    """
+
+    test: cst.BaseExpression
+    node: Union[cst.IfExp, cst.If]
+    target: Optional[str] = None
+    previous: Optional[cst.Assign] = None
+    cpu_argument: Optional[cst.Arg] = None
 
 
 class DeviceTypeSniffing(Rule):
@@ -32,7 +52,12 @@ class DeviceTypeSniffing(Rule):
     Finds a device type decided by a string test, `"cuda" if "cuda" in device
     else "cpu"` (or `str(device).startswith("cuda")`, `"cpu" if "cuda" not in
     device else "cuda"`, or `"cuda" if torch.cuda.is_available() else "cpu"`),
-    that feeds `torch.autocast(device_type=...)`, in code that can be given
+    or by the same test as a statement (`if "cuda" in device: device_type =
+    "cuda"` / `else: device_type = "cpu"`, or `device_type = "cuda"` followed
+    by `if "cuda" not in args.device: device_type = "cpu"`), that feeds
+    `torch.autocast(device_type=...)`; and an `if device == "cuda":` whose
+    CUDA branch autocasts on CUDA and whose other branch autocasts on the CPU
+    (`torch.autocast("cpu", ...)`), in code that can be given
     another accelerator: the device may be MPS, an XPU, or anything (a device
     parameter of reusable code, a `--device` option without `choices` or whose
     choices offer MPS, an auto-detection helper, a launcher's device; see
@@ -42,7 +67,10 @@ class DeviceTypeSniffing(Rule):
     It stays silent where every device the code can be given is CUDA or the
     CPU (`--device` with choices `["cuda:0", "cuda:1", "cpu"]`), where the test
     reads a literal, and where the sniffed type feeds no autocast (a CUDA-or-not
-    decision such as `pin_memory` is right for MPS too).
+    decision such as `pin_memory` is right for MPS too). An `if device ==
+    "cuda":` that only does CUDA work (`cudnn.benchmark`, `DataParallel`, a
+    message), or whose other branch simply runs without autocast, is a CUDA
+    gate, not a sniff; so is a chain that names MPS (`elif "mps" in device:`).
 
     ## Why is this bad
     Every device that is not CUDA becomes "cpu": on a Mac the script's mixed
@@ -55,20 +83,32 @@ class DeviceTypeSniffing(Rule):
     ```python
     device_type = "cuda" if "cuda" in device else "cpu"
     ctx = nullcontext() if device_type == "cpu" else torch.autocast(device_type=device_type, dtype=ptdtype)
+
+    if device == "cuda":
+        ctx = torch.autocast("cuda", dtype=torch.float16)
+    else:
+        ctx = torch.autocast("cpu", dtype=torch.bfloat16)
     ```
 
     ## Use instead
     ```python
     device_type = torch.device(device).type
     ctx = nullcontext() if device_type == "cpu" else torch.autocast(device_type=device_type, dtype=ptdtype)
+
+    if device == "cuda":
+        ctx = torch.autocast("cuda", dtype=torch.float16)
+    else:
+        ctx = torch.autocast(torch.device(device).type, dtype=torch.bfloat16)
     ```
 
     ## Fix safety
     Unsafe: the fix takes the type from the device (`device.type` where the
-    test read `device.type`, else `torch.device(device).type`), so on MPS
-    autocast then runs, in float16 with no loss scaling, and results there
-    change. MPS autocast arrived in torch 2.5 (older releases raise), so the
-    fix is offered only where `target-torch` is 2.5 or later.
+    test read `device.type`, else `torch.device(device).type`): it replaces
+    the expression, the `if` statement (one assignment of the type), or the
+    `"cpu"` of the other branch's autocast. On MPS autocast then runs, in
+    float16 or bfloat16 with no loss scaling, and results there change. MPS
+    autocast arrived in torch 2.5 (older releases raise), so the fix is
+    offered only where `target-torch` is 2.5 or later.
 
     ## Evidence
     `fixtures/TL202_device_type_sniffing/`; `tests/test_runtime_TL202.py`
@@ -81,15 +121,13 @@ class DeviceTypeSniffing(Rule):
     options = {"target-torch": TARGET_TORCH_OPTION}
 
     def visit_Module(self, node: cst.Module) -> None:
-        self._sniffs: List[cst.IfExp] = []
+        self._sniffs: List[Sniff] = []
         self._autocast_device_names: Set[str] = set()
         self._autocast_device_arguments: Set[cst.Arg] = set()
 
     def visit_Call(self, node: cst.Call) -> None:
         """Note what autocast calls take as their device type: a sniff that feeds none is harmless."""
-        api = AMP_APIS.get(self.facts.qualified_name(node.func) or "")
-        arguments = bind_arguments(node, api.parameters) if api is not None and api.family == "autocast" else None
-        device_type = arguments.get("device_type") if arguments else None
+        device_type = self._autocast_device_type(node)
         if device_type is not None:
             self._autocast_device_arguments.add(device_type)
             name = dotted(device_type.value)
@@ -99,17 +137,73 @@ class DeviceTypeSniffing(Rule):
     def visit_IfExp(self, node: cst.IfExp) -> None:
         """Collect ``"cuda" if <on CUDA> else "cpu"`` (and its mirror image)."""
         on_cuda_branch = _sniff_branches(node)
-        if on_cuda_branch is not None and self.facts.fact(CudaOnlyRegions).cuda_condition(node.test) is on_cuda_branch:
-            self._sniffs.append(node)
+        if on_cuda_branch is not None and self._cuda_condition(node.test) is on_cuda_branch:
+            self._sniffs.append(Sniff(node.test, node))
+
+    def visit_If(self, node: cst.If) -> None:
+        """Collect the statement forms: the type bound in the branches, or CPU autocast in the non-CUDA one."""
+        condition = self._cuda_condition(node.test)
+        if condition is None:
+            return
+        on_cuda, other = _arms(node, condition)
+        bound = _type_bound_by_branches(on_cuda, other)
+        if bound is not None:
+            previous = self._previous_binding(node, bound, on_cuda, other)
+            if previous is not None or (on_cuda is not None and other is not None):  # one branch needs the other type
+                self._sniffs.append(Sniff(node.test, node, bound, previous))
+        elif on_cuda is not None and other is not None and self._autocast_types(on_cuda) == {"cuda"}:
+            cpu = [argument for argument in self._autocast_arguments(other) if string_value(argument.value) == "cpu"]
+            if len(cpu) == 1:
+                self._sniffs.append(Sniff(node.test, node, cpu_argument=cpu[0]))
 
     def leave_Module(self, original_node: cst.Module) -> None:
         """Report the sniffs that feed an autocast device type (known only once every call was seen)."""
         for sniff in self._sniffs:
             if self._feeds_autocast(sniff) and self._maps_other_devices_to_cpu(sniff):
-                self.report(sniff, MESSAGE, fix=self._fix(sniff))
+                message = CPU_AUTOCAST_MESSAGE if sniff.cpu_argument is not None else MESSAGE
+                self.report(sniff.test if isinstance(sniff.node, cst.If) else sniff.node, message, fix=self._fix(sniff))
 
-    def _feeds_autocast(self, sniff: cst.IfExp) -> bool:
-        parent = self.facts.parent(sniff)
+    def _cuda_condition(self, test: cst.BaseExpression) -> Optional[bool]:
+        return self.facts.fact(CudaOnlyRegions).cuda_condition(test)
+
+    def _previous_binding(
+        self, node: cst.If, target: str, on_cuda: Optional[cst.BaseSuite], other: Optional[cst.BaseSuite]
+    ) -> Optional[cst.Assign]:
+        """For one branch, the ``target = "cuda"``/``"cpu"`` statement just before the ``if`` that the branch overrides."""
+        if on_cuda is not None and other is not None:
+            return None
+        block = self.facts.parent(node)
+        statements = list(block.body) if isinstance(block, (cst.Module, cst.IndentedBlock)) else []
+        index = next((i for i, s in enumerate(statements) if s is node), 0)
+        before = statements[index - 1] if index > 0 else None
+        assign = _single_assignment(before) if before is not None else None
+        wanted = "cpu" if on_cuda is not None else "cuda"
+        if assign is None or dotted(assign.targets[0].target) != target or string_value(assign.value) != wanted:
+            return None
+        return assign
+
+    def _autocast_device_type(self, call: cst.Call) -> Optional[cst.Arg]:
+        """The ``device_type`` argument of an autocast call, else None."""
+        api = AMP_APIS.get(self.facts.qualified_name(call.func) or "")
+        arguments = bind_arguments(call, api.parameters) if api is not None and api.family == "autocast" else None
+        return arguments.get("device_type") if arguments else None
+
+    def _autocast_arguments(self, suite: cst.BaseSuite) -> Iterator[cst.Arg]:
+        """The ``device_type`` argument of each autocast call in ``suite``."""
+        for node in walk.walk(suite):
+            device_type = self._autocast_device_type(node) if isinstance(node, cst.Call) else None
+            if device_type is not None:
+                yield device_type
+
+    def _autocast_types(self, suite: cst.BaseSuite) -> Set[Optional[str]]:
+        return {string_value(argument.value) for argument in self._autocast_arguments(suite)}
+
+    def _feeds_autocast(self, sniff: Sniff) -> bool:
+        if sniff.cpu_argument is not None:
+            return True
+        if sniff.target is not None:
+            return sniff.target in self._autocast_device_names
+        parent = self.facts.parent(sniff.node)
         if isinstance(parent, cst.Arg):
             return parent in self._autocast_device_arguments
         if isinstance(parent, (cst.Assign, cst.AnnAssign)):
@@ -117,35 +211,90 @@ class DeviceTypeSniffing(Rule):
             return any(dotted(t) in self._autocast_device_names for t in targets)
         return False
 
-    def _maps_other_devices_to_cpu(self, sniff: cst.IfExp) -> bool:
+    def _maps_other_devices_to_cpu(self, sniff: Sniff) -> bool:
         """The sniffed device can be something other than CUDA or the CPU (MPS): it would become "cpu"."""
-        inspected = _inspected_device(sniff)
+        inspected = _inspected_device(sniff.test)
         if inspected is None:  # torch.cuda.is_available(): wrong only where the module names another accelerator
             return bool(self.facts.fact(DevicesInUse).devices & NAMED_OTHER_ACCELERATORS)
         return bool(self.facts.fact(DeviceLattice).devices_of(inspected) - {Device.CUDA, Device.CPU})
 
-    def _fix(self, sniff: cst.IfExp) -> Optional[CstFix]:
-        inspected = _inspected_device(sniff)
+    def _fix(self, sniff: Sniff) -> Optional[CstFix]:
+        inspected = _inspected_device(sniff.test)
         if isinstance(inspected, cst.Attribute) and inspected.attr.value == "type":
             device: Optional[DeviceInScope] = DeviceInScope(inspected.value, DeviceKind.TORCH_DEVICE)
         elif inspected is not None:
             device = DeviceInScope(inspected, DeviceKind.UNKNOWN)
         else:
-            device = self.facts.fact(DeviceScopes).device_in_scope(sniff)
+            device = self.facts.fact(DeviceScopes).device_in_scope(sniff.node)
         target = parse_torch_version(self.option("target-torch")) or ASSUMED_TORCH
         if device is None or target < torch_apis.MPS_AUTOCAST:  # older torch raises on autocast("mps")
             return None
         torch = self.facts.torch_name()
+        device_type = device.type_expression(torch)
+        replacements = _replacements(sniff, device_type)
+        if not replacements:
+            return None
         needs_torch = device.kind is DeviceKind.UNKNOWN and torch == "torch"
         return CstFix(
             message=(
-                "Take the device type from the device itself: autocast then runs on MPS too, in float16 with no "
-                "loss scaling, so results there change"
+                "Take the device type from the device itself: autocast then runs on MPS too, in float16 or bfloat16 "
+                "with no loss scaling, so results there change"
             ),
             applicability=Applicability.UNSAFE,
-            replacements={sniff: device.type_expression(torch)},
+            replacements=replacements,
             imports=(Import("torch"),) if needs_torch else (),
         )
+
+
+def _replacements(sniff: Sniff, device_type: cst.BaseExpression) -> dict:
+    """The edits that take the type from the device: the expression, the CPU autocast's ``"cpu"``, or the
+    ``if`` statement (rebinding the target once; with one branch, the binding before it takes the type)."""
+    if isinstance(sniff.node, cst.IfExp):
+        return {sniff.node: device_type}
+    if sniff.cpu_argument is not None:
+        return {sniff.cpu_argument.value: device_type}
+    if sniff.previous is not None:
+        return {sniff.previous.value: device_type, sniff.node: cst.RemovalSentinel.REMOVE}
+    target = cst.parse_expression(sniff.target or "")
+    header = sniff.node.body.header if isinstance(sniff.node.body, cst.IndentedBlock) else cst.TrailingWhitespace()
+    statement = cst.SimpleStatementLine(
+        body=[cst.Assign(targets=[cst.AssignTarget(target=target)], value=device_type)],
+        leading_lines=sniff.node.leading_lines,
+        trailing_whitespace=header,  # the comment on the `if` line stays
+    )
+    return {sniff.node: statement}
+
+
+def _arms(node: cst.If, condition: bool) -> Tuple[Optional[cst.BaseSuite], Optional[cst.BaseSuite]]:
+    """(the branch that runs on CUDA, the one that runs elsewhere) of ``if <test>: ... else: ...``; None where
+    there is no such branch. An ``elif`` chain decides among more devices: (None, None)."""
+    if isinstance(node.orelse, cst.If):
+        return None, None
+    orelse = node.orelse.body if isinstance(node.orelse, cst.Else) else None
+    return (node.body, orelse) if condition else (orelse, node.body)
+
+
+def _type_bound_by_branches(on_cuda: Optional[cst.BaseSuite], other: Optional[cst.BaseSuite]) -> Optional[str]:
+    """The target each branch there is binds to its device type, ``"cuda"`` on CUDA and ``"cpu"`` elsewhere, and
+    nothing else; None without branches."""
+    found: Set[Optional[str]] = set()
+    for suite, device_type in ((on_cuda, "cuda"), (other, "cpu")):
+        if suite is None:
+            continue
+        statements = list(suite.body) if isinstance(suite, cst.IndentedBlock) else [suite]
+        assign = _single_assignment(statements[0]) if len(statements) == 1 else None
+        if assign is None or string_value(assign.value) != device_type:
+            return None
+        found.add(dotted(assign.targets[0].target))
+    return found.pop() if len(found) == 1 and None not in found else None
+
+
+def _single_assignment(statement: cst.CSTNode) -> Optional[cst.Assign]:
+    """``target = value`` alone on its line (one target), else None."""
+    body = statement.body if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else ()
+    if len(body) == 1 and isinstance(body[0], cst.Assign) and len(body[0].targets) == 1:
+        return body[0]
+    return None
 
 
 def _sniff_branches(node: cst.IfExp) -> Optional[bool]:
@@ -156,9 +305,8 @@ def _sniff_branches(node: cst.IfExp) -> Optional[bool]:
     return False if branches == ("cpu", "cuda") else None
 
 
-def _inspected_device(sniff: cst.IfExp) -> Optional[cst.BaseExpression]:
-    """The device value a sniff inspects (``device`` in ``"cuda" in device``); None for a global check."""
-    test = sniff.test
+def _inspected_device(test: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """The device value a sniff's test inspects (``device`` in ``"cuda" in device``); None for a global check."""
     while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         test = test.expression
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:

@@ -38,6 +38,8 @@ import libcst as cst
 
 from trainlint.analysis import walk
 from trainlint.analysis.imports import dotted
+from trainlint.analysis.names import ANNOTATED, ASSIGN, PARAMETER, WALRUS, Binding, Names
+from trainlint.analysis.values import Values as LiteralValues, string_value
 
 if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
@@ -76,6 +78,7 @@ AMP_HELPER = re.compile(r"(^|_)amp($|_)", re.IGNORECASE)
 EXITS = (cst.Raise, cst.Return, cst.Continue, cst.Break)
 
 Values = List[Optional[cst.BaseExpression]]  # values a name may hold; None = unknown (unpacked, a parameter)
+Seen = FrozenSet[object]  # bindings, helpers and dotted names being followed (a cycle adds nothing)
 
 
 class DeviceKind(Enum):
@@ -100,17 +103,6 @@ class DeviceInScope(NamedTuple):
         if self.kind is DeviceKind.UNKNOWN:
             value = cst.Call(func=cst.parse_expression(f"{torch_name}.device"), args=[cst.Arg(value=value)])
         return cst.Attribute(value=value, attr=cst.Name("type"))
-
-
-def string_value(node: cst.CSTNode) -> Optional[str]:
-    """The text of a plain (not bytes) string literal, else None.
-
-    Device names never contain escapes, so a literal with a backslash is
-    "not a device name" rather than something to evaluate.
-    """
-    if not isinstance(node, cst.SimpleString) or "b" in node.prefix.lower() or "\\" in node.raw_value:
-        return None
-    return node.raw_value
 
 
 def _strings_in(node: cst.BaseExpression) -> List[str]:
@@ -349,36 +341,6 @@ class _ModuleScan(cst.CSTVisitor):
             return value.args[0].value
         return value
 
-    def literal_values(
-        self, expression: cst.BaseExpression, as_device: bool = False, _seen: FrozenSet[str] = frozenset()
-    ) -> Optional[FrozenSet[str]]:
-        """The strings an expression can hold when it is built from literals only, else None.
-
-        A name counts when every assignment to it in the module is literal and
-        it is never a parameter (a parameter's value comes from the caller).
-        ``<device>.type`` holds the type of each device it may be
-        (``torch.device("cuda:1")`` or ``"cuda:1"``: ``"cuda"``); with
-        ``as_device``, ``torch.device(x)`` stands for ``x`` (it is not a
-        string: ``torch.device("cpu") == "cpu"`` is False).
-        """
-        if as_device:
-            expression = self.device_named_by(expression)
-        if isinstance(expression, cst.IfExp):
-            body, orelse = (self.literal_values(e, as_device, _seen) for e in (expression.body, expression.orelse))
-            return body | orelse if body is not None and orelse is not None else None
-        if isinstance(expression, cst.Attribute) and expression.attr.value == "type":
-            devices = self.literal_values(expression.value, True, _seen)
-            return frozenset(d.split(":")[0] for d in devices) if devices is not None else None
-        literal = string_value(expression)
-        if literal is not None:
-            return frozenset({literal})
-        name = dotted(expression)
-        values = self.assignments.get(name or "")
-        if not values or name in _seen or any(p.name.value == name for p in self.parameters):
-            return None  # unassigned, a parameter, or a cycle: `device = torch.device(device)`
-        found = [self.literal_values(v, as_device, _seen | {name}) if v is not None else None for v in values]
-        return None if any(f is None for f in found) else frozenset().union(*found)
-
 
 def _scan(facts: "ModuleFacts") -> _ModuleScan:
     scan = _ModuleScan(facts)
@@ -449,7 +411,8 @@ class DevicesInUse:
             found |= self._chosen_by_call(call, lattice)
         for name, definitions in self._scan.functions.items():
             if "device" in name.lower():
-                found |= lattice._union(_returned_values(definitions), frozenset({f"{name}()"}))
+                returned = [v for d in definitions for v in self.facts.fact(Names).returns(d)]
+                found |= lattice._union(returned, frozenset(definitions))
         return frozenset(found)
 
     def _chosen_by_call(self, call: cst.Call, lattice: "DeviceLattice") -> Devices:
@@ -637,9 +600,14 @@ class CudaOnlyRegions:
         return None
 
     def _is_cuda_or_one_of(self, device: cst.BaseExpression, choices: List[str]) -> bool:
-        """Every value ``device`` can hold (known from literals) is CUDA or one of ``choices``."""
-        values = self._scan.literal_values(device)
-        return values is not None and all(CUDA_DEVICE.match(v) or v in choices for v in values)
+        """Every string ``device`` can hold is CUDA or one of ``choices``: a literal (through names, see
+        values.py), or the type of a device (``device.type``, on the lattice). Not a ``torch.device``, which
+        never equals a string (``torch.device("cpu") == "cpu"`` is False)."""
+        if isinstance(device, cst.Attribute) and device.attr.value == "type":
+            allowed = {Device.CUDA} | {device_of_literal(c) for c in choices} & {Device.CPU, Device.MPS}
+            return self.facts.fact(DeviceLattice).devices_of(device.value) <= allowed
+        values = self.facts.fact(LiteralValues).literal_values(device)
+        return values is not None and all(isinstance(v, str) and (CUDA_DEVICE.match(v) or v in choices) for v in values)
 
     def _call_condition(self, test: cst.Call) -> Optional[bool]:
         if self.facts.qualified_name(test.func) in CUDA_CHECK_CALLS:
@@ -960,17 +928,6 @@ class DeviceScopes:
         return self._kind_of(returned, seen)
 
 
-def _is_device_variable(expression: cst.BaseExpression) -> bool:
-    """``device``, ``self.device``, ``args.device``, ``device.type``: a variable holding the selected device.
-
-    Not ``param.device``: a tensor's placement says nothing about which
-    device the code selects. Names with "cpu" or "cuda" in them are fixed devices.
-    """
-    if isinstance(expression, cst.Attribute) and expression.attr.value == "type":
-        expression = expression.value
-    return _names_device_variable(dotted(expression) or "")
-
-
 def _names_device_variable(target: str) -> bool:
     """``device``, ``self.device``, ``args.train_device``: an assignment target that holds the selected device."""
     owner, _, last = target.rpartition(".")
@@ -1148,10 +1105,11 @@ class DeviceLattice:
     """Which devices an expression can name, and which the module can run on.
 
     ``devices_of(expr)`` follows literals and ``torch.device(...)``,
-    ``x.type``, conditional expressions, names (every assignment in the
-    module, scope aside: a union errs towards "more devices"), parameters (their
-    default and the arguments of the module's own calls; a function nothing
-    here calls is reusable code, whose caller can pass anything), argparse
+    ``x.type``, conditional expressions, names (the bindings that reach the
+    use, flow-aware, from :class:`~trainlint.analysis.names.Names`), parameters
+    (what the module's own calls pass, the default where they leave it out; a
+    function nothing here calls is reusable code, whose caller can pass
+    anything, and so is a call whose ``*args``/``**kwargs`` may pass it), argparse
     options (their ``choices``; without them anything), fields of the module's
     dataclasses and keys of its dict literals, same-module helpers (what they
     return), ``self.<attr>`` assigned in the class or a same-module base, and
@@ -1163,19 +1121,24 @@ class DeviceLattice:
         self._scan = facts.fact(_scan)
         self._memo: Dict[int, Devices] = {}
 
+    @functools.cached_property
+    def _names(self) -> Names:
+        """Built on the first name to follow: literals and calls of torch need none."""
+        return self.facts.fact(Names)
+
     def devices_of(self, expression: cst.BaseExpression) -> Devices:
         found = self._memo.get(id(expression))
         if found is None:
             found = self._memo[id(expression)] = self._devices(expression, frozenset())
         return found
 
-    def _union(self, expressions: Iterable[Optional[cst.BaseExpression]], seen: FrozenSet[str]) -> Devices:
+    def _union(self, expressions: Iterable[Optional[cst.BaseExpression]], seen: Seen) -> Devices:
         found: Set[Device] = set()
         for expression in expressions:
             found |= ANY_DEVICE if expression is None else self._devices(expression, seen)
         return frozenset(found)
 
-    def _devices(self, node: cst.BaseExpression, seen: FrozenSet[str]) -> Devices:
+    def _devices(self, node: cst.BaseExpression, seen: Seen) -> Devices:
         if isinstance(node, cst.SimpleString):
             text = string_value(node)
             return frozenset({device_of_literal(text)}) if text is not None else ANY_DEVICE
@@ -1194,24 +1157,24 @@ class DeviceLattice:
         if isinstance(node, cst.Subscript):
             return self._key_devices(node, seen)
         if isinstance(node, cst.Name):
-            return frozenset() if node.value == "None" else self._name_devices(node.value, seen)
+            return frozenset() if node.value == "None" else self._name_devices(node, seen)
         return ANY_DEVICE
 
-    def _call_devices(self, call: cst.Call, seen: FrozenSet[str]) -> Devices:
+    def _call_devices(self, call: cst.Call, seen: Seen) -> Devices:
         name = self.facts.qualified_name(call.func)
         if name == "torch.device" or dotted(call.func) == "str":
             return self._devices(call.args[0].value, seen) if call.args else ANY_DEVICE
         if name in ACCELERATOR_QUERIES:
             return ACCELERATOR_QUERIES[name]
-        helper = call.func.value if isinstance(call.func, cst.Name) else None
-        if isinstance(call.func, cst.Attribute) and dotted(call.func.value) in ("self", "cls"):
-            helper = call.func.attr.value
-        definitions = self._scan.functions.get(helper or "", ())
-        if not definitions or name is not None or f"{helper}()" in seen:
+        helpers = [d for d in self._names.resolve_callable(call.func) if not isinstance(d, cst.ClassDef)]
+        if not helpers or name is not None:
             return ANY_DEVICE  # imported or unknown: an auto-detection helper elsewhere can return anything
-        return self._union(_returned_values(definitions), seen | {f"{helper}()"})
+        if any(helper in seen for helper in helpers):
+            return frozenset()  # a helper reached again while reading its own returns adds nothing new
+        returned = [value for helper in helpers for value in self._names.returns(helper)]  # type: ignore[arg-type]
+        return self._union(returned, seen | frozenset(helpers))
 
-    def _attribute_devices(self, node: cst.Attribute, seen: FrozenSet[str]) -> Devices:
+    def _attribute_devices(self, node: cst.Attribute, seen: Seen) -> Devices:
         owner, attribute = node.value, node.attr.value
         if attribute == "type":
             return self._devices(owner, seen)
@@ -1222,7 +1185,7 @@ class DeviceLattice:
             return ANY_DEVICE
         seen = seen | {name}
         if dotted(owner) == "self":
-            return self._self_attribute_devices(node, attribute, seen)
+            return self._bound_devices(node, seen)
         if attribute == "device" and not isinstance(owner, cst.Name):
             return ANY_DEVICE
         option = self._argparse_option(attribute)
@@ -1232,23 +1195,27 @@ class DeviceLattice:
         if fields:
             return self._union(fields, seen)
         if attribute == "device":  # `x.device` of a tensor or model: where it was moved
-            return self._placement_devices(dotted(owner) or "", seen)
-        values = self._scan.assignments.get(name)
+            return self._placement_devices(owner, seen)
+        values = self._assigned_values(node)
         return self._union(values, seen) if values else ANY_DEVICE
+
+    def _assigned_values(self, expression: cst.BaseExpression) -> List[Optional[cst.BaseExpression]]:
+        """What ``expression`` may hold, one entry per binding (None: a value not known here).
+
+        A name or ``self.x`` through the bindings that reach it (names.py); an
+        attribute of another object (``args.device = ...``, ``cfg.device =
+        ...``), which no scope owns, through every assignment to it in the module.
+        """
+        if type(expression) is cst.Name or (type(expression) is cst.Attribute and dotted(expression.value) == "self"):  # type: ignore[attr-defined]
+            return [self._names.bound_value(b) for b in self._names.reaching(expression)]
+        return list(self._scan.assignments.get(dotted(expression) or "", ()))
 
     def is_launcher(self, owner: cst.BaseExpression) -> bool:
         """``accelerator`` bound to ``Accelerator(...)``/``Fabric(...)``, or so named where it is passed in."""
-        name = dotted(owner) or ""
-        for value in self._scan.assignments.get(name, ()):
+        for value in self._assigned_values(owner):
             if isinstance(value, cst.Call) and self.facts.qualified_name(value.func) in LAUNCHER_CLASSES:
                 return True
-        return name.rsplit(".", 1)[-1] in LAUNCHER_NAMES
-
-    def _self_attribute_devices(self, node: cst.Attribute, attribute: str, seen: FrozenSet[str]) -> Devices:
-        """``self.device``: what the enclosing class, or a same-module base class, assigns to it."""
-        owner = next((a for a in self.facts.ancestors(node) if isinstance(a, cst.ClassDef)), None)
-        values = list(_inherited_attribute_values(owner, f"self.{attribute}", self._scan)) if owner is not None else []
-        return self._union(values, seen) if values else ANY_DEVICE
+        return (dotted(owner) or "").rsplit(".", 1)[-1] in LAUNCHER_NAMES
 
     def _argparse_option(self, attribute: str) -> Optional[cst.Call]:
         """The ``add_argument`` call whose destination is ``attribute`` (``--device``, ``dest="device"``)."""
@@ -1258,7 +1225,7 @@ class DeviceLattice:
                     return call
         return None
 
-    def _option_devices(self, option: cst.Call, seen: FrozenSet[str]) -> Devices:
+    def _option_devices(self, option: cst.Call, seen: Seen) -> Devices:
         """An option's ``choices``; without them the user may type any device, whatever the default."""
         keywords = {a.keyword.value: a.value for a in option.args if a.keyword is not None}
         choices = keywords.get("choices")
@@ -1294,10 +1261,10 @@ class DeviceLattice:
             elif any(dotted(a.value) == cls for a in call.args):  # `tyro.cli(Config)`, `HfArgumentParser(Config)`
                 yield None
 
-    def _placement_devices(self, owner: str, seen: FrozenSet[str]) -> Devices:
+    def _placement_devices(self, owner: cst.BaseExpression, seen: Seen) -> Devices:
         """``model.device`` where ``model = Net().to(device)``: the devices it was moved to."""
         targets: List[Optional[cst.BaseExpression]] = []
-        for value in self._scan.assignments.get(owner, ()):
+        for value in self._assigned_values(owner):
             if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in ("to", "cuda"):
                 moved_to = value.args[0].value if value.args else None
                 targets.append(cst.SimpleString('"cuda"') if value.func.attr.value == "cuda" else moved_to)
@@ -1305,12 +1272,11 @@ class DeviceLattice:
                 return ANY_DEVICE
         return self._union(targets, seen) if targets else ANY_DEVICE
 
-    def _key_devices(self, node: cst.Subscript, seen: FrozenSet[str]) -> Devices:
+    def _key_devices(self, node: cst.Subscript, seen: Seen) -> Devices:
         """``config["device"]`` where ``config`` is a dict literal of the module."""
         key = string_value(node.slice[0].slice.value) if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) else None
-        owner = dotted(node.value)
         values: List[Optional[cst.BaseExpression]] = []
-        for value in self._scan.assignments.get(owner or "", ()) if key is not None else ():
+        for value in self._assigned_values(node.value) if key is not None else ():
             if not isinstance(value, cst.Dict):
                 return ANY_DEVICE
             values.extend(e.value for e in value.elements if isinstance(e, cst.DictElement) and string_value(e.key) == key)
@@ -1322,73 +1288,52 @@ class DeviceLattice:
         overridden = [None] if "." not in target and self._scan.overrides_globals else []
         return self._union([*values, *overridden], frozenset({target}))
 
-    def _name_devices(self, name: str, seen: FrozenSet[str]) -> Devices:
-        """Every value the module assigns to ``name``, and every parameter so named."""
-        if name in seen:
-            return frozenset()  # `device = torch.device(device)`: adds nothing new
-        seen = seen | {name}
-        values: List[Optional[cst.BaseExpression]] = list(self._scan.assignments.get(name, ()))
-        if values and self._scan.overrides_globals:
-            values.append(None)  # nanoGPT's configurator: `--device=mps` on the command line replaces `device = "cuda"`
-        found = set(self._union(values, seen))
-        for parameter in self._scan.parameters:
-            if parameter.name.value == name:
-                found |= self._parameter_devices(parameter, seen)
-        return frozenset(found) if values or found else ANY_DEVICE
+    def _name_devices(self, name: cst.Name, seen: Seen) -> Devices:
+        """The values of the bindings that reach ``name`` where it stands (flow-aware, see names.py).
+
+        Anything for a name bound by a loop, a ``with``, an import, or bound
+        nowhere here, and for a module-level name where the module lets the
+        command line replace its globals.
+        """
+        bindings = [b for b in self._names.reaching(name) if b not in seen]
+        if not bindings:
+            return frozenset() if self._names.reaching(name) else ANY_DEVICE  # `device = torch.device(device)` in a loop
+        return self._bound_devices_of(bindings, seen)
+
+    def _bound_devices(self, expression: cst.BaseExpression, seen: Seen) -> Devices:
+        """``self.device``: what the class, or a same-module base class, assigns to it (names.py)."""
+        bindings = [b for b in self._names.reaching(expression) if b not in seen]
+        return self._bound_devices_of(bindings, seen) if bindings else ANY_DEVICE
+
+    def _bound_devices_of(self, bindings: List[Binding], seen: Seen) -> Devices:
+        seen = seen | frozenset(bindings)
+        found: Set[Device] = set()
+        for binding in bindings:
+            if binding.kind == PARAMETER:
+                found |= self._parameter_devices(binding.node, seen)  # type: ignore[arg-type]
+            elif binding.kind in (ASSIGN, ANNOTATED, WALRUS):
+                found |= self._union([self._names.bound_value(binding)], seen)
+            else:
+                found |= ANY_DEVICE  # for/with targets, imports, a property: not a value known here
+            if binding.scope is self._names.module and self._scan.overrides_globals:
+                found |= ANY_DEVICE  # nanoGPT's configurator: `--device=mps` on the command line replaces `device = "cuda"`
+        return frozenset(found)
 
     def parameter_devices(self, parameter: cst.Param) -> Devices:
-        return self._parameter_devices(parameter, frozenset({parameter.name.value}))
+        return self._parameter_devices(parameter, frozenset())
 
-    def _parameter_devices(self, parameter: cst.Param, seen: FrozenSet[str]) -> Devices:
-        """The default and what the module's own calls pass; anything when nothing here calls the function."""
-        function = self.facts.parent(self.facts.parent(parameter))
+    def _parameter_devices(self, parameter: cst.Param, seen: Seen) -> Devices:
+        """What the module's own calls pass (the default where they leave it out); anything when nothing here
+        calls the function (reusable code) or a call's ``*args``/``**kwargs`` may pass it."""
+        binding = self._names.binding_at(parameter)
+        function = binding.statement if binding is not None else None
         if not isinstance(function, cst.FunctionDef):
             return ANY_DEVICE
-        owner = self.facts.parent(self.facts.parent(function))
-        method = isinstance(owner, cst.ClassDef) and function.name.value != "__init__"
-        callee = owner.name.value if isinstance(owner, cst.ClassDef) and not method else function.name.value
-        calls = [c for c in self._scan.calls if _calls_by_name(c, callee, method)]
-        if not calls:
+        calls = self._names.calls_of(function)
+        passed = [self._names.argument_for(call, function, parameter) for call in calls]
+        if not calls or any(p is None for p in passed):
             return ANY_DEVICE
-        params = _parameters(function)
-        skip = 1 if isinstance(owner, cst.ClassDef) and params and params[0].name.value in ("self", "cls") else 0
-        position = next(i for i, p in enumerate(params) if p is parameter) - skip
-        passed: List[Optional[cst.BaseExpression]] = []
-        for call in calls:
-            argument = _argument_for(call, position, parameter.name.value)
-            if argument is _UNREADABLE:
-                return ANY_DEVICE
-            passed.append(argument if argument is not None else parameter.default)
-        return self._union([p for p in passed if p is not None], seen) if any(p is not None for p in passed) else ANY_DEVICE
-
-
-_UNREADABLE = cst.Name("__unreadable__")
-
-
-def _argument_for(call: cst.Call, position: int, name: str) -> Optional[cst.BaseExpression]:
-    """The value ``call`` passes for the parameter at ``position`` named ``name``; None when it is left to
-    its default; ``_UNREADABLE`` where ``*args``/``**kwargs`` may pass it."""
-    for index, argument in enumerate(call.args):
-        if argument.star:
-            return _UNREADABLE
-        if argument.keyword is not None and argument.keyword.value == name:
-            return argument.value
-        if argument.keyword is None and index == position:
-            return argument.value
-    return None
-
-
-def _calls_by_name(call: cst.Call, name: str, method: bool) -> bool:
-    """``name(...)`` for a function or class, ``<anything>.name(...)`` for a method: calls that may reach it."""
-    func = call.func
-    if method:
-        return isinstance(func, cst.Attribute) and func.attr.value == name
-    return isinstance(func, cst.Name) and func.value == name
-
-
-def _returned_values(definitions: Sequence[cst.FunctionDef]) -> List[Optional[cst.BaseExpression]]:
-    """What the functions return; a bare ``return`` is None, not a device, and adds nothing."""
-    return [n.value for d in definitions for n in _walk(d.body) if isinstance(n, cst.Return) and n.value is not None]
+        return self._union(passed, seen)
 
 
 def _option_destination(call: cst.Call) -> Optional[str]:

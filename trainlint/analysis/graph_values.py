@@ -23,9 +23,10 @@ without grad):
 Detaching: ``.item()``, ``.tolist()``, ``.detach()``, ``.numpy()``,
 ``float()``/``int()``, ``torch.tensor(...)``, ``.data``, comparisons.
 
-Names are resolved flow-sensitively but simply: a use sees the nearest
-binding of its name that precedes it in the same function, so
-``loss = loss.item()`` after ``backward()`` makes later uses plain numbers.
+Names are resolved by :class:`~trainlint.analysis.names.Names`: a use sees
+the last binding before it of those that reach it (flow-aware), so ``loss =
+loss.item()`` after ``backward()`` makes later uses plain numbers, and a
+module-level name read in a function is followed to its module binding.
 Unknown calls carry no graph: precision before recall.
 """
 
@@ -38,10 +39,13 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, NamedTuple, O
 
 import libcst as cst
 
+from trainlint.analysis import names as n
 from trainlint.analysis.classes import enclosing_class
 from trainlint.analysis.grad_mode import in_no_grad
 from trainlint.analysis.imports import dotted
 from trainlint.analysis.names import Names
+from trainlint.analysis.values import string_value
+from trainlint.analysis.walk import walk
 
 if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
@@ -99,13 +103,6 @@ def _combined(kind: Kind) -> Kind:
     return GraphKind.TENSOR if kind is GraphKind.OUTPUT else kind
 
 
-def _string_value(node: cst.BaseExpression) -> Optional[str]:
-    if isinstance(node, cst.SimpleString):
-        evaluated = node.evaluated_value
-        return evaluated if isinstance(evaluated, str) else None
-    return None
-
-
 def _subscript_key(node: cst.Subscript) -> Optional[cst.BaseExpression]:
     if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
         return node.slice[0].slice.value
@@ -152,12 +149,16 @@ def backward_loss(call: cst.Call) -> Optional[cst.BaseExpression]:
 
 
 class Binding(NamedTuple):
-    """One place where a name is bound in a scope.
+    """A binding of :class:`~trainlint.analysis.names.Names`, as the graph rules read it.
 
-    ``anchor`` is the node after whose end the binding holds (the statement
-    for an assignment, the target for a ``for``); ``value`` is what is bound
-    (the right-hand side, the iterated expression, the augmented value);
-    ``path`` indexes into tuple targets.
+    ``how`` sorts Names' kinds into what a graph can flow through:
+    ``assign`` (``x = v``, ``x: T = v``, ``(x := v)``), ``augment``
+    (``x += v``), ``iterate`` (``for``/comprehension targets), ``parameter``
+    (of a ``def``, not ``*args``/``**kwargs``) and ``opaque`` (everything else: imports,
+    definitions, ``with``/``except`` targets, starred targets). ``anchor`` is
+    Names' ``node`` (the target ``Name``, the ``Param``); ``statement``,
+    ``value`` and ``path`` are Names' own, except that a parameter's and an
+    opaque binding's ``value`` is None (a default is not what the caller passes).
     """
 
     name: str
@@ -169,118 +170,13 @@ class Binding(NamedTuple):
 
 
 Scope = Union[cst.Module, cst.FunctionDef, cst.ClassDef, cst.Lambda]
-COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
-
-SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
-
-
-class _Index:
-    """Order, scopes, name bindings, returns, calls and functions of a module, in one pass.
-
-    The pass walks ``facts.parents``, which holds every node in pre-order
-    (it is recorded by a visitor as nodes are entered): iterating a dict is
-    an order of magnitude cheaper than another LibCST traversal, which costs
-    about twice the parse on a large file.
-    """
-
-    def __init__(self, facts: "ModuleFacts") -> None:
-        self.nodes: List[cst.CSTNode] = [facts.module]  # pre-order
-        self.start: Dict[cst.CSTNode, int] = {facts.module: 0}
-        self.end: Dict[cst.CSTNode, int] = {}
-        self.scope_of: Dict[cst.CSTNode, Scope] = {}
-        self.bindings: Dict[Scope, Dict[str, List[Binding]]] = {}
-        self.returns: Dict[cst.FunctionDef, List[cst.Return]] = {}
-        self.calls_by_name: Dict[str, List[cst.Call]] = {}
-        self.functions_by_name: Dict[str, List[cst.FunctionDef]] = {}
-        self.backward_calls: List[Tuple[cst.Call, cst.BaseExpression]] = []
-        self.assignments: List[Tuple[cst.BaseExpression, cst.BaseExpression, cst.CSTNode]] = []
-        for order, (node, parent) in enumerate(facts.parents.items(), start=1):
-            self.nodes.append(node)
-            self.start[node] = order
-            scope = parent if type(parent) in SCOPES else self.scope_of.get(parent, facts.module)
-            self.scope_of[node] = scope
-            self._record(node, scope)
-        for node in reversed(list(self.start)):
-            end = self.end.setdefault(node, self.start[node] + 1)
-            parent = facts.parents.get(node)
-            if parent is not None and self.end.get(parent, 0) < end:
-                self.end[parent] = end
-
-    def _bind(self, scope: Scope, name: str, how: str, statement, anchor, value=None, path=()) -> None:
-        self.bindings.setdefault(scope, {}).setdefault(name, []).append(Binding(name, how, statement, anchor, value, path))
-
-    def _bind_target(self, scope: Scope, target: cst.BaseExpression, how: str, statement, anchor, value, path=()) -> None:
-        if isinstance(target, cst.Name):
-            self._bind(scope, target.value, how, statement, anchor, value, path)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for index, element in enumerate(target.elements):
-                if isinstance(element, cst.StarredElement):
-                    self._bind_target(scope, element.value, "opaque", statement, anchor, None)
-                else:
-                    self._bind_target(scope, element.value, how, statement, anchor, value, path + (index,))
-
-    def _record(self, node: cst.CSTNode, scope: Scope) -> None:
-        # Exact types, not isinstance(): LibCST's node classes are leaves under an ABC, whose
-        # isinstance() checks cost several times more, and this runs for every node.
-        kind = type(node)
-        if kind is cst.FunctionDef:
-            self._function(node, scope)
-        elif kind is cst.ClassDef:
-            self._bind(scope, node.name.value, "opaque", node, node)
-        elif kind is cst.Lambda:
-            for param in node.params.params:
-                self._bind(node, param.name.value, "opaque", node, param)
-        elif kind is cst.Assign or kind is cst.AnnAssign or kind is cst.AugAssign:
-            self._assignment(node, scope)
-        elif kind is cst.NamedExpr:
-            self._bind_target(scope, node.target, "assign", node, node, node.value)
-        elif kind is cst.For:
-            self._bind_target(scope, node.target, "iterate", node, node.target, node.iter)
-        elif kind is cst.WithItem or kind is cst.ExceptHandler:
-            alias = node.asname if kind is cst.WithItem else node.name
-            if alias is not None:
-                self._bind_target(scope, alias.name, "opaque", node, node, None)
-        elif kind is cst.ImportAlias:
-            local = node.asname.name if node.asname is not None else node.name
-            while isinstance(local, cst.Attribute):
-                local = local.value
-            self._bind_target(scope, local, "opaque", node, node, None)
-        elif kind is cst.Return and type(scope) is cst.FunctionDef:
-            self.returns.setdefault(scope, []).append(node)
-        elif kind is cst.Call:
-            self._call(node)
-
-    def _function(self, node: cst.FunctionDef, scope: Scope) -> None:
-        self._bind(scope, node.name.value, "opaque", node, node)
-        self.functions_by_name.setdefault(node.name.value, []).append(node)
-        self.returns.setdefault(node, [])
-        params = node.params
-        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-            self._bind(node, param.name.value, "parameter", node, param)
-        for star in (params.star_arg, params.star_kwarg):
-            if isinstance(star, cst.Param):
-                self._bind(node, star.name.value, "opaque", node, star)
-
-    def _assignment(self, node: Union[cst.Assign, cst.AnnAssign, cst.AugAssign], scope: Scope) -> None:
-        if isinstance(node, cst.Assign):
-            targets = [t.target for t in node.targets]
-        elif node.value is not None:
-            targets = [node.target]
-        else:
-            return
-        how = "augment" if isinstance(node, cst.AugAssign) else "assign"
-        for target in targets:
-            self._bind_target(scope, target, how, node, node, node.value)
-            self.assignments.append((target, node.value, node))  # type: ignore[arg-type]
-
-    def _call(self, node: cst.Call) -> None:
-        name = dotted(node.func)
-        if name:
-            self.calls_by_name.setdefault(name.rsplit(".", 1)[-1], []).append(node)
-        loss = backward_loss(node)
-        if loss is not None:
-            self.backward_calls.append((node, loss))
+_HOW = {
+    n.ASSIGN: "assign", n.WALRUS: "assign", n.ANNOTATED: "assign", n.AUGMENTED: "augment",
+    n.FOR: "iterate", n.COMPREHENSION: "iterate", n.PARAMETER: "parameter",
+}
+_STAR_PARAMETERS = (n.VAR_POSITIONAL, n.VAR_KEYWORD)
+_UNVALUED = frozenset({n.DELETE, n.GLOBAL, n.NONLOCAL})
 
 
 class GraphValues:
@@ -288,7 +184,8 @@ class GraphValues:
 
     def __init__(self, facts: "ModuleFacts") -> None:
         self.facts = facts
-        self._index = _Index(facts)
+        self._names = facts.fact(Names)
+        self._views: Dict[n.Binding, Binding] = {}
         self._criteria = self._criterion_names()
         self._kinds: Dict[Union[cst.CSTNode, Binding, Tuple[cst.CSTNode, Tuple[int, ...]]], Kind] = {}
         self._depth = 0
@@ -298,60 +195,89 @@ class GraphValues:
     # ----- scopes and bindings -------------------------------------------------------
 
     def scope_of(self, node: cst.CSTNode) -> Scope:
-        return self._index.scope_of.get(node, self.facts.module)
+        """The function, lambda, class or module ``node`` runs in (a comprehension runs in the one around it)."""
+        scope = self._names.scope_of(node)
+        while type(scope) in n.COMPREHENSIONS:
+            scope = self._names.parent_scope(scope)  # type: ignore[assignment]
+        return scope  # type: ignore[return-value]
 
     def bindings(self, scope: Scope, name: str) -> List[Binding]:
-        """Every binding of ``name`` directly in ``scope``, in source order."""
-        return list(self._index.bindings.get(scope, {}).get(name, ()))
+        """Every binding of ``name`` directly in ``scope``, in source order (``del`` and declarations aside)."""
+        return [self._view(b) for b in self._names.bindings(scope, name) if b.kind not in _UNVALUED]
 
     def assignments(self) -> List[Tuple[cst.BaseExpression, cst.BaseExpression, cst.CSTNode]]:
         """Every ``target = value`` and ``target op= value`` in the module, as (target, value, statement)."""
-        return list(self._index.assignments)
+        return list(self._assignments)
+
+    @functools.cached_property
+    def _assignments(self) -> List[Tuple[cst.BaseExpression, cst.BaseExpression, cst.CSTNode]]:
+        found: List[Tuple[cst.BaseExpression, cst.BaseExpression, cst.CSTNode]] = []
+        for statement in self.facts.nodes(cst.Assign, cst.AnnAssign, cst.AugAssign):
+            if type(statement) is cst.Assign:
+                found.extend((t.target, statement.value, statement) for t in statement.targets)  # type: ignore[attr-defined]
+            elif statement.value is not None:  # type: ignore[attr-defined]
+                found.append((statement.target, statement.value, statement))  # type: ignore[attr-defined]
+        return found
 
     def precedes(self, first: cst.CSTNode, second: cst.CSTNode) -> bool:
         """True when ``first`` ends before ``second`` starts, in source order."""
-        return self._index.end[first] <= self._index.start[second]
+        return self._names.precedes(first, second)
 
     def contains(self, outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
         """True when ``inner`` is ``outer`` or inside it."""
-        return self._index.start[outer] <= self._index.start[inner] < self._index.end[outer]
+        return self._names.contains(outer, inner)
 
     def references(
         self, within: cst.CSTNode, name: Optional[str] = None, attribute: Optional[str] = None
     ) -> List[cst.BaseExpression]:
-        """The expressions spelled ``name``, or ``<anything>.<attribute>``, inside ``within``.
+        """The expressions spelled ``name``, or ``<anything>.<attribute>``, inside ``within``, in source order.
 
         Attribute names (``self.losses`` for ``losses``), keyword names and
         parameter names are not references to the name ``losses``.
         """
-        index = self._index
         found: List[cst.BaseExpression] = []
-        for node in index.nodes[index.start[within] : index.end[within]]:
-            if attribute is not None and isinstance(node, cst.Attribute) and node.attr.value == attribute:
-                found.append(node)
-            elif isinstance(node, cst.Name) and node.value == name and _names_a_value(self.facts.parent(node), node):
-                found.append(node)
+        if attribute is not None:
+            found += [a for a in self._spelled.get(("attribute", attribute), ()) if self.contains(within, a)]
+        if name is not None:
+            found += [
+                use for use in self._spelled.get(("name", name), ())
+                if self.contains(within, use) and _names_a_value(self.facts.parent(use), use)
+            ]
+        return found
+
+    @functools.cached_property
+    def _spelled(self) -> Dict[Tuple[str, str], List[cst.BaseExpression]]:
+        """Every ``Name`` by its text and every ``Attribute`` by its attribute, in source order."""
+        found: Dict[Tuple[str, str], List[cst.BaseExpression]] = {}
+        for node in self.facts.nodes(cst.Name, cst.Attribute):
+            key = ("name", node.value) if type(node) is cst.Name else ("attribute", node.attr.value)  # type: ignore[attr-defined]
+            found.setdefault(key, []).append(node)  # type: ignore[arg-type]
         return found
 
     def reaching_binding(self, name: cst.Name) -> Optional[Binding]:
-        """The binding a use of ``name`` sees: the nearest one before it in its scope."""
-        comprehension = self._comprehension_binding(name)
-        if comprehension is not None:
-            return comprehension
-        candidates = [
-            b for b in self.bindings(self.scope_of(name), name.value) if b.anchor is not name and self.precedes(b.anchor, name)
-        ]
-        return max(candidates, key=lambda b: self._index.end[b.anchor]) if candidates else None
+        """The binding a use of ``name`` sees (for a store target, the one it replaces): of those that reach
+        it (:meth:`Names.reaching`), the last before it in source order, else the last one carried round a loop."""
+        found = self._names.reaching(name)
+        before = [b for b in found if self.precedes(b.node, name)]
+        chosen = (before or found)[-1] if found else None
+        return self._view(chosen) if chosen is not None else None
 
-    def _comprehension_binding(self, name: cst.Name) -> Optional[Binding]:
-        for ancestor in self.facts.ancestors(name):
-            if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-                return None
-            if isinstance(ancestor, COMPREHENSIONS):
-                found = _comprehension_target(ancestor.for_in, name)
-                if found is not None:
-                    return found
-        return None
+    def _view(self, binding: n.Binding) -> Binding:
+        view = self._views.get(binding)
+        if view is None:
+            how = _HOW.get(binding.kind, "opaque")
+            if binding.starred or (binding.kind == n.ANNOTATED and binding.value is None):
+                how = "opaque"
+            elif how == "parameter" and (
+                type(binding.statement) is cst.Lambda
+                or any(p.node is binding.node and p.kind in _STAR_PARAMETERS for p in self._names.parameters(binding.statement))  # type: ignore[arg-type]
+            ):
+                how = "opaque"  # what a lambda or a ``*args`` parameter receives is not followed
+            valued = how not in ("parameter", "opaque")
+            view = self._views[binding] = Binding(
+                binding.name, how, binding.statement, binding.node, binding.value if valued else None, binding.path if valued else ()
+            )
+        return view
 
     def backpropagated(self, scope: Scope) -> FrozenSet[str]:
         """Dotted names whose values flow into a backward call in ``scope``.
@@ -367,7 +293,7 @@ class GraphValues:
         for call, loss in self._differentiated:
             flows.setdefault(self.scope_of(call), set()).update(self.reads(loss))
         for scope, names in flows.items():
-            assignments = [(storage_path(t), self.reads(v)) for t, v, _ in self._index.assignments if self.scope_of(t) is scope]
+            assignments = [(storage_path(t), self.reads(v)) for t, v, _ in self._assignments if self.scope_of(t) is scope]
             changed = True
             while changed:
                 changed = False
@@ -379,10 +305,9 @@ class GraphValues:
 
     def reads(self, expression: cst.CSTNode) -> Set[str]:
         """Every name and attribute chain read in ``expression`` (``self.reg`` and ``self``)."""
-        index = self._index
-        nodes = index.nodes[index.start[expression] : index.end[expression]]
-        names = (n for n in nodes if isinstance(n, cst.Name) and _names_a_value(self.facts.parent(n), n))
-        chains = (n for n in nodes if isinstance(n, cst.Attribute))
+        nodes = list(walk(expression))
+        names = (node for node in nodes if type(node) is cst.Name and _names_a_value(self.facts.parent(node), node))
+        chains = (node for node in nodes if type(node) is cst.Attribute)
         return {name for name in map(dotted, (*names, *chains)) if name}
 
     def _resolve_backward_calls(self) -> List[Tuple[cst.Call, cst.BaseExpression]]:
@@ -392,7 +317,12 @@ class GraphValues:
         certain calls mark first, the ambiguous ones are read with those marks
         (never with their own), and the kinds read meanwhile are forgotten.
         """
-        calls = [(call, loss) for call, loss in self._index.backward_calls if not self._calls_own_backward(call)]
+        calls = [
+            (call, loss)
+            for call in self._names.calls_named("backward") + self._names.calls_named("manual_backward")
+            for loss in (backward_loss(call),)
+            if loss is not None and not self._calls_own_backward(call)
+        ]
         self._marks = self._backward_marks([(call, loss) for call, loss in calls if _gradient(call, loss) is None])
         differentiated = [(call, self._differentiated_value(call, loss)) for call, loss in calls]
         self._marks = self._backward_marks(differentiated)
@@ -415,7 +345,7 @@ class GraphValues:
         if binding is None or binding.how != "parameter" or not isinstance(binding.statement, cst.FunctionDef):
             return classes
         function, parameter = binding.statement, binding.anchor
-        for site in self._index.calls_by_name.get(function.name.value, ()):
+        for site in names.calls_of(function):
             argument = names.argument_for(site, function, parameter) if isinstance(parameter, cst.Param) else None
             if argument is not None:
                 classes += names.instance_classes(argument)
@@ -633,11 +563,11 @@ class GraphValues:
     def _fills(self) -> Dict[str, List[Tuple[cst.Name, cst.BaseExpression, cst.CSTNode]]]:
         """Per local name, what is put into it: ``name[k] = value`` and ``name.append(value)``, as (name, value, statement)."""
         fills: Dict[str, List[Tuple[cst.Name, cst.BaseExpression, cst.CSTNode]]] = {}
-        for target, value, statement in self._index.assignments:
+        for target, value, statement in self._assignments:
             root = root_name(target) if isinstance(target, cst.Subscript) else None
             if root is not None and isinstance(statement, cst.Assign):
                 fills.setdefault(root.value, []).append((root, value, statement))
-        for call in self._index.calls_by_name.get("append", ()):
+        for call in self._names.calls_named("append"):
             receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
             if isinstance(receiver, cst.Name) and len(call.args) == 1:
                 fills.setdefault(receiver.value, []).append((receiver, call.args[0].value, call))
@@ -659,7 +589,7 @@ class GraphValues:
         base = self.kind(node.value)
         if base in (GraphKind.OUTPUT, GraphKind.CONTAINER):
             key = _subscript_key(node)
-            text = _string_value(key) if key is not None else None
+            text = string_value(key) if key is not None else None
             return GraphKind.SCALAR if text is not None and "loss" in text else GraphKind.TENSOR
         return base
 
@@ -720,11 +650,8 @@ class GraphValues:
             return False
         if name == "self":
             return self._in_class_with_forward(func)
-        if isinstance(func, cst.Name):
-            local = self.reaching_binding(func)
-            bindings = [local] if local is not None else self.bindings(self.facts.module, func.value)
-            if any(b.how == "opaque" and isinstance(b.statement, (cst.ImportAlias, cst.FunctionDef, cst.ClassDef)) for b in bindings):
-                return False
+        if isinstance(func, cst.Name) and any(b.kind in (n.IMPORT, n.DEF, n.CLASS) for b in self._names.reaching(func)):
+            return False
         last = name.rsplit(".", 1)[-1]
         return bool(MODEL_NAME.search(last)) and not MODEL_FACTORY.search(last)
 
@@ -749,7 +676,7 @@ class GraphValues:
         name = dotted(call.func)
         if name is None:
             return None
-        names = self.facts.fact(Names)
+        names = self._names
         resolved = [f for f in names.callees(call) if isinstance(f, cst.FunctionDef)]
         resolved += [
             method
@@ -760,27 +687,33 @@ class GraphValues:
         if resolved:
             return resolved
         last = name.rsplit(".", 1)[-1]
-        candidates = self._index.functions_by_name.get(last, [])
+        candidates = self._functions_by_name.get(last, [])
         wanted_method = "." in name
         chosen = [f for f in candidates if _is_method(self.facts, f) == wanted_method]
         return chosen or None
+
+    @functools.cached_property
+    def _functions_by_name(self) -> Dict[str, List[cst.FunctionDef]]:
+        found: Dict[str, List[cst.FunctionDef]] = {}
+        for function in self.facts.nodes(cst.FunctionDef):
+            found.setdefault(function.name.value, []).append(function)  # type: ignore[attr-defined]
+        return found
 
     def _returns_of(self, call: cst.Call) -> Optional[List[cst.BaseExpression]]:
         callees = self._callees(call)
         if callees is None:
             return None
-        return [r.value for f in callees for r in self._index.returns.get(f, ()) if r.value is not None]
+        return [value for f in callees for value in self._names.returns(f)]
 
     def _parameter_kind(self, binding: Binding) -> Kind:
         function = binding.statement
         param = binding.anchor
         if not isinstance(function, cst.FunctionDef) or not isinstance(param, cst.Param):
             return None
-        names = self.facts.fact(Names)
         kinds = []
-        for call in self._index.calls_by_name.get(function.name.value, ()):
+        for call in self._names.calls_named(function.name.value):
             if function in (self._callees(call) or ()):
-                argument = names.argument_for(call, function, param)
+                argument = self._names.argument_for(call, function, param)
                 if argument is not None:
                     kinds.append(self.kind(argument))
         return join(*kinds)
@@ -788,7 +721,7 @@ class GraphValues:
     def _criterion_names(self) -> Dict[str, GraphKind]:
         """Names bound to a ``torch.nn`` loss module anywhere here: ``self.ce = nn.CrossEntropyLoss()``."""
         names: Dict[str, GraphKind] = {}
-        for target, value, _ in self._index.assignments:
+        for target, value, _ in self._assignments:
             if not isinstance(value, cst.Call):
                 continue
             qualified = self.facts.qualified_name(value.func) or ""
@@ -804,7 +737,7 @@ def _method_kind(base: GraphKind, method: str, call: cst.Call) -> Kind:
         if method in ("values", "items"):
             return GraphKind.CONTAINER
         if method in ("get", "pop") and call.args:
-            key = _string_value(call.args[0].value)
+            key = string_value(call.args[0].value)
             return GraphKind.SCALAR if key is not None and "loss" in key else GraphKind.TENSOR
         if base is GraphKind.CONTAINER:
             return None  # list/dict methods: copy, keys, index...
@@ -850,31 +783,13 @@ def _summed(kind: Kind) -> Kind:
 
 
 def _reduces_nothing(call: cst.Call) -> bool:
-    return any(a.keyword is not None and a.keyword.value == "reduction" and _string_value(a.value) == "none" for a in call.args)
+    return any(a.keyword is not None and a.keyword.value == "reduction" and string_value(a.value) == "none" for a in call.args)
 
 
 def _element_values(node: Union[cst.Dict, cst.List, cst.Tuple, cst.Set]) -> Iterable[cst.BaseExpression]:
     for element in node.elements:
         if isinstance(element, (cst.DictElement, cst.Element, cst.StarredElement, cst.StarredDictElement)):
             yield element.value
-
-
-def _comprehension_target(comp_for: Optional[cst.CompFor], name: cst.Name) -> Optional[Binding]:
-    while comp_for is not None:
-        for path, bound in _target_names(comp_for.target, ()):
-            if bound.value == name.value:
-                return Binding(name.value, "iterate", comp_for, comp_for.target, comp_for.iter, path)
-        comp_for = comp_for.inner_for_in
-    return None
-
-
-def _target_names(target: cst.BaseExpression, path: Tuple[int, ...]) -> Iterable[Tuple[Tuple[int, ...], cst.Name]]:
-    if isinstance(target, cst.Name):
-        yield path, target
-    elif isinstance(target, (cst.Tuple, cst.List)):
-        for index, element in enumerate(target.elements):
-            if isinstance(element, cst.Element):
-                yield from _target_names(element.value, path + (index,))
 
 
 def _is_method(facts: "ModuleFacts", function: cst.FunctionDef) -> bool:

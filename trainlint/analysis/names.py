@@ -40,22 +40,30 @@ later ``if`` and iterable to a binding outside the comprehension (here the
 function's parameter ``tree``); here it is the comprehension's ``tree``, as
 in Python (3 reads in 30 torch modules, 1 in the standard ``argparse.py``).
 
-Mapping from the binding models this replaces (to be ported onto this one):
+Mapping from the binding models this replaces. Ported:
 
-* ``graph_values._Index``/``Binding``: ``scope_of`` -> :meth:`Names.scope_of`;
-  ``bindings(scope, name)`` -> :meth:`Names.bindings`; ``reaching_binding(name)``
-  (the nearest binding before the use, comprehension targets included) ->
-  :meth:`Names.binding_of` (or :meth:`Names.reaching` for every candidate);
-  ``Binding.how`` -> ``Binding.kind`` (``assign``/``augment``/``iterate``/
-  ``parameter``/``opaque`` -> ASSIGN, AUGMENTED, FOR or COMPREHENSION,
-  PARAMETER, the others); ``Binding.anchor`` -> ``Binding.node`` (the target
-  ``Name``) and ``Binding.statement``; ``value``/``path`` unchanged; the
-  previous value of ``x += v`` -> ``reaching(target)`` of the augmented
-  target; ``_index.returns`` -> :meth:`Names.returns`; ``_callees(call)`` ->
-  :meth:`Names.callees`; ``_argument_for`` -> :meth:`Names.argument_for`;
-  ``precedes``/``contains`` -> :meth:`Names.precedes`/:meth:`Names.contains`;
-  ``_parameter_kind``'s call sites -> :meth:`Names.calls_of` +
-  :meth:`Names.argument_for`.
+* ``graph_values._Index`` (deleted): ``GraphValues.reaching_binding(name)``
+  is the last of :meth:`Names.reaching` before the use (for a store target,
+  the binding it replaces); ``bindings``/``scope_of`` (comprehensions folded
+  into the scope around them)/``precedes``/``contains``/returns/calls read
+  Names. ``graph_values.Binding`` remains only as the view the step-memory and
+  batch rules read (``how`` sorts Names' kinds into ``assign``/``augment``/
+  ``iterate``/``parameter``/``opaque``; ``anchor`` is ``Binding.node``); once
+  those rules read :class:`Binding` directly it can go.
+* ``devices``' scope-less union of assignments, for the lattice: a name ->
+  :meth:`Names.reaching` (flow-aware); a parameter -> :meth:`Names.calls_of`
+  + :meth:`Names.argument_for`; ``self.x`` -> :meth:`Names.reaching` on the
+  attribute (``attribute_bindings``); same-module helpers ->
+  :meth:`Names.resolve_callable` + :meth:`Names.returns`;
+  ``_ModuleScan.literal_values`` -> ``values.Values.literal_values`` (and the
+  lattice for ``device.type``); ``string_value`` -> ``values.string_value``.
+* ``placement._Binder``/``NameBindings`` (deleted): placement and TL103/TL104
+  read :meth:`Names.binding_of`, :meth:`Names.unpacked`, :meth:`Names.reaching`
+  on ``self.x``, :meth:`Names.uses`, :meth:`Names.argument_for` and
+  :meth:`Names.resolve_callable`; the invocation chain that binds a factory's
+  parameters stays placement's.
+
+Still to port:
 * ``batch_keys._Binding``/``_scope_bindings``: ``_bindings(name, at)`` ->
   :meth:`Names.reaching` (kinds ``value``/``for``/``param``/``other`` ->
   ``Binding.value`` set/FOR/PARAMETER/the others); ``_argument_for`` ->
@@ -66,14 +74,18 @@ Mapping from the binding models this replaces (to be ported onto this one):
   ``_positional_parameters``/``_data_parameters`` -> :meth:`Names.parameters`;
   ``_function_returns`` -> :meth:`Names.returns`; ``_instantiated_class`` ->
   :meth:`Names.instance_classes`.
-* ``devices_in_use._assignment_pairs``/``_block_targets``/``_values_at``:
-  the values that may reach a use and whether one surely does ->
-  :meth:`Names.reaching` and :meth:`Names.surely_bound`; ``_class_attribute_values`` ->
-  :meth:`Names.attribute_bindings`; ``_parameters`` ->
-  :meth:`Names.parameters`; ``_returned_kind``'s returns ->
-  :meth:`Names.return_statements` (a bare ``return`` has no value);
-  ``literal_values`` -> ``facts.fact(values.Values).literal_values``; the four
-  ``_string_value``/``string_value`` copies -> ``values.string_value``.
+* ``devices.DeviceScopes`` (``_values_at``/``_bindings_in``/``_block_targets``,
+  the device expression in scope for a fix): the values that may reach a node
+  and whether one surely does -> :meth:`Names.reaching_at`;
+  ``_class_attribute_values`` -> :meth:`Names.attribute_bindings`;
+  ``_parameters`` -> :meth:`Names.parameters`; ``_returned_kind``'s returns
+  -> :meth:`Names.return_statements` (a bare ``return`` has no value).
+  ``DevicesInUse`` and ``CudaOnlyRegions`` still read ``_ModuleScan.assignments``
+  (every assignment of a dotted name, module-wide) for their module-wide
+  questions ("is any device variable CUDA-only?") and for flags such as
+  ``use_cuda``; the name part belongs on :meth:`Names.bindings`, the
+  attributes of objects other than ``self`` (``args.device = ...``), which no
+  scope owns, may stay a module-wide table.
 """
 
 from __future__ import annotations
@@ -210,6 +222,7 @@ class Names:
         self._calls: Dict[str, List[cst.Call]] = {}
         self._reaching: Dict[cst.CSTNode, List[Binding]] = {}
         self._surely_bound: Dict[cst.CSTNode, bool] = {}
+        self._reaching_at: Dict[Tuple[str, cst.CSTNode], Tuple[List[Binding], bool]] = {}
         self._ends: Dict[cst.CSTNode, int] = {}
         self._resolving = 0
         self._resolved: Dict[cst.CSTNode, List[Definition]] = {}  # resolve_callable, per expression
@@ -591,8 +604,7 @@ class Names:
         from elsewhere): it means the same there when this is the binding
         its original read sees.
         """
-        found, _ = self._reaching_at(name, site)
-        return self._nearest(sorted(dict.fromkeys(found), key=self._position), site)
+        return self._nearest(self.reaching_at(name, site)[0], site)
 
     def _nearest(self, found: List[Binding], node: cst.CSTNode) -> Optional[Binding]:
         """The last of ``found`` before ``node`` in source order, else the last one."""
@@ -649,11 +661,24 @@ class Names:
     def is_load(self, node: cst.Name) -> bool:
         return node in self._loads.get(node.value, ())
 
-    def _name_reaching(self, node: cst.Name) -> Tuple[List[Binding], bool]:
-        """The bindings reaching ``node``, and whether one surely does (on every path, within its scope)."""
-        return self._reaching_at(node.value, node)
+    def reaching_at(self, name: str, node: cst.CSTNode) -> Tuple[List[Binding], bool]:
+        """What a read of ``name`` placed at ``node`` would see: the bindings that may reach it, in source
+        order, and whether one surely does (as :meth:`reaching` and :meth:`surely_bound` for a real use).
 
-    def _reaching_at(self, name: str, node: cst.CSTNode) -> Tuple[List[Binding], bool]:
+        For analyses that ask about a name no code reads there: "is ``device`` bound where this
+        ``autocast(...)`` runs, and to what?"
+        """
+        key = (name, node)
+        found = self._reaching_at.get(key)
+        if found is None:
+            bindings, certain = self._name_reaching(node, name)
+            found = self._reaching_at[key] = (sorted(dict.fromkeys(bindings), key=self._position), certain)
+        return list(found[0]), found[1]
+
+    def _name_reaching(self, node: cst.CSTNode, name: Optional[str] = None) -> Tuple[List[Binding], bool]:
+        """The bindings of ``name`` (``node``'s own, for a ``Name``) reaching ``node``, and whether one surely
+        does (on every path, within its scope)."""
+        name = node.value if name is None else name  # type: ignore[attr-defined]
         scope = self.scope_of(node)
         anchor: cst.CSTNode = node
         if self._deferred_annotations and self._in_annotation(node):
