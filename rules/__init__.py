@@ -83,7 +83,11 @@ RULES: Tuple[RuleEntry, ...] = (
     RuleEntry("TL201", "cuda-amp-on-other-device", "amp.tl201_cuda_amp_on_other_device", "CudaAmpOnOtherDevice", ("autocast", "GradScaler")),
     # A device type decided by a string test: both literals occur in `"cuda" if ... else "cpu"`.
     RuleEntry("TL202", "device-type-sniffing", "amp.tl202_device_type_sniffing", "DeviceTypeSniffing", (("cuda", "cpu", "autocast"),)),
-    RuleEntry("TL301", "unfiltered-batch-kwargs", "batches.tl301_unfiltered_batch_kwargs", "UnfilteredBatchKwargs", (("DataLoader", "**"),)),
+    RuleEntry(
+        "TL301", "unfiltered-batch-kwargs", "batches.tl301_unfiltered_batch_kwargs", "UnfilteredBatchKwargs", (("DataLoader", "**"),),
+        # a `**` into a dotted name that is model-like: named so, or maybe an instance of a class with a `forward` here
+        lambda module: module.calls_model_with_kwargs or (module.calls_with_kwargs and module.defines_forward),
+    ),
     RuleEntry(
         "TL302",
         "float-index-tensors",
@@ -99,8 +103,8 @@ RULES: Tuple[RuleEntry, ...] = (
         "step_memory.tl401_undetached_loss_accumulation",
         "UndetachedLossAccumulation",
         ("backward", "training_step"),
-        # per-step code (only training makes code per-step) that sums, appends or stores a non-constant
-        lambda module: module.trains and module.accumulates,
+        # a sum, append or store of a non-constant in per-step code (a training loop, a step hook, what they call)
+        lambda module: module.accumulates_per_step,
     ),
     RuleEntry(
         "TL402",
@@ -109,7 +113,9 @@ RULES: Tuple[RuleEntry, ...] = (
         "UnboundedStepHistory",
         # an append, a list, and something that runs per step (a training loop or a step hook)
         ((".append(", ("[]", "list(", "(list)"), _PER_STEP_CODE),),
-        lambda module: module.trains and module.appends,
+        # as code: in per-step code, an append to `self.x` made a list (or a dict of lists) in an `__init__`,
+        # or to a name inside two loops of its function
+        lambda module: module.grows_history_per_step,
     ),
     RuleEntry(
         "TL403",
@@ -124,12 +130,15 @@ RULES: Tuple[RuleEntry, ...] = (
     RuleEntry(
         "TL404", "eval-without-no-grad", "step_memory.tl404_eval_without_no_grad", "EvalWithoutNoGrad",
         (".eval(", ".train(False", (_HELD_OUT_LOADER,)),
+        # as code: a loop or comprehension outside a `test_*` function, over a held-out loader, or around or
+        # after (in its function) a `.eval()`/`.train(False)`
+        lambda module: module.evaluates,
     ),
     # a backward and an optimizer's or scaler's `.step(` (`optimizer`, `self.G_optim`, `gen_opt`, `scaler`),
     # or any `.step(` in a module that builds a `torch.optim` optimizer (`adam = optim.Adam(...)`)
     RuleEntry(
         "TL405", "missing-zero-grad", "step_memory.tl405_missing_zero_grad", "MissingZeroGrad",
         (("backward", re.compile(_OPTIMIZER_STEP)), ("backward", "optim", re.compile(r"\.\s*step\s*\("))),
-        lambda module: module.trains,  # a backward call, as code
+        lambda module: module.loop_runs_backward,  # a loop that runs a backward, itself or through a function it calls
     ),
 )

@@ -1,4 +1,4 @@
-"""The names that make code a training step, in one place.
+"""The names that make code a training (or evaluation) step, in one place.
 
 Both the analyses on LibCST's tree (``trainlint.analysis.calls`` and
 ``steps``) and the structural pre-screen on CPython's tree
@@ -19,3 +19,12 @@ OPTIMIZER_NAME = re.compile(r"(optim|opt$|optimizer|scaler)", re.IGNORECASE)
 # ``on_train_batch_end``. Not a helper that merely names steps (``prepare_extra_step_kwargs``, ``get_step_size``):
 # diffusers' pipelines define the first in 135 files, none of them training.
 STEP_HOOK_NAME = re.compile(r"(^|_)step(_(end|begin|start))?$|^on_\w*batch\w*$")
+# ``log``/``update`` run per step only in a module that trains; elsewhere those names mean anything.
+GENERIC_HOOK_NAMES = frozenset({"log", "update"})
+# Loaders that serve held-out data: `val_loader`, `valid_dl`, `testloader`, `self.val_dataloader()`, `loaders["val"]`.
+EVALUATION_SPLIT = re.compile(r"^(val|valid|validation|test|eval|dev)$", re.IGNORECASE)
+EVALUATION_LOADER = re.compile(
+    r"^(val|valid|validation|test|eval|dev)_?(loader|dl|dataloader|data_loader|iter|iterator|batches|ds|dataset|data|set)s?$"
+    r"|^(loader|dataloader|dl)_?(val|valid|validation|test|eval|dev)$",
+    re.IGNORECASE,
+)

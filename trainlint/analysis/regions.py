@@ -35,6 +35,7 @@ from trainlint.analysis.graph_values import MODEL_NAME
 from trainlint.analysis.imports import dotted
 from trainlint.analysis.steps import _unwrap_iterable
 from trainlint.analysis.walk import walk
+from trainlint.step_words import EVALUATION_LOADER, EVALUATION_SPLIT
 
 if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
@@ -119,13 +120,6 @@ def loops_running(facts: "ModuleFacts", predicate: Callable[[cst.Call], bool]) -
     return [loop for loop in regions.loops if any(predicate(c) for c in regions.nodes_in(loop, cst.Call))]
 
 
-# Loaders that serve held-out data: `val_loader`, `valid_dl`, `testloader`, `self.val_dataloader()`, `loaders["val"]`.
-EVALUATION_SPLIT = re.compile(r"^(val|valid|validation|test|eval|dev)$", re.IGNORECASE)
-EVALUATION_LOADER = re.compile(
-    r"^(val|valid|validation|test|eval|dev)_?(loader|dl|dataloader|data_loader|iter|iterator|batches|ds|dataset|data|set)s?$"
-    r"|^(loader|dataloader|dl)_?(val|valid|validation|test|eval|dev)$",
-    re.IGNORECASE,
-)
 # Methods of a model that run no forward pass (`model.generate` of Hugging Face runs under no_grad itself).
 NOT_FORWARD = frozenset({
     "eval", "train", "to", "cpu", "cuda", "half", "float", "double", "state_dict", "load_state_dict", "parameters",

@@ -31,7 +31,7 @@ import libcst as cst
 from trainlint.analysis.calls import CallGraph, callee, steps_training
 from trainlint.analysis.imports import dotted
 from trainlint.analysis.names import ASSIGN, WITH, Names
-from trainlint.step_words import STEP_HOOK_NAME
+from trainlint.step_words import GENERIC_HOOK_NAMES, STEP_HOOK_NAME
 
 if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
@@ -43,7 +43,6 @@ ITERATION_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqd
 # A name that says "loader" is trusted where no binding shows one (a loader handed in as a parameter).
 LOADER_NAME = re.compile(r"(loader|dataloader|(^|_)dl$|batches$)", re.IGNORECASE)
 LOADER_FACTORIES = ("DataLoader",)
-GENERIC_HOOK_NAMES = frozenset({"log", "update"})
 
 
 class LoaderLoop(NamedTuple):
