@@ -68,8 +68,15 @@ _INDEX_USE = ("mbedding", "input_ids", "labels", "cross_entropy", "CrossEntropyL
 
 
 RULES: Tuple[RuleEntry, ...] = (
-    RuleEntry("TL101", "pin-memory-device-tensors", "loaders.tl101_pin_memory_device_tensors", "PinMemoryDeviceTensors", (("pin_memory", "DataLoader"),)),
-    RuleEntry("TL102", "device-dataset-in-workers", "loaders.tl102_device_dataset_in_workers", "DeviceDatasetInWorkers", (("num_workers", "DataLoader"),)),
+    # as code: a DataLoader called, and something that may put a value on an accelerator
+    RuleEntry(
+        "TL101", "pin-memory-device-tensors", "loaders.tl101_pin_memory_device_tensors", "PinMemoryDeviceTensors",
+        (("pin_memory", "DataLoader"),), lambda module: module.calls_dataloader and module.moves,
+    ),
+    RuleEntry(
+        "TL102", "device-dataset-in-workers", "loaders.tl102_device_dataset_in_workers", "DeviceDatasetInWorkers",
+        (("num_workers", "DataLoader"),), lambda module: module.calls_dataloader and module.moves,
+    ),
     RuleEntry(
         "TL103",
         "dataset-on-accelerator",
@@ -78,11 +85,25 @@ RULES: Tuple[RuleEntry, ...] = (
         # a whole-file read (NumPy, torch, pandas, h5py) and a move to a device
         # (PyTorch), or a tf.data pipeline or Keras fit built from the arrays (TensorFlow)
         ((_WHOLE_FILE_READ, (".to(", ".cuda(", "device=")), (_WHOLE_FILE_READ, ("from_tensor", ".fit("))),
+        # as code: a reader called, and a move outside loops and per-item code then cut into batches (a DataLoader,
+        # a slice in a loop, a split), or a tf.data pipeline or fit
+        lambda module: module.reads_whole_file
+        and ((module.moves_whole_value and (module.calls_dataloader or module.cuts_batches)) or module.builds_tf_pipeline),
     ),
-    RuleEntry("TL104", "pin-memory-without-cuda", "loaders.tl104_pin_memory_without_cuda", "PinMemoryWithoutCuda", ("pin_memory",)),
-    RuleEntry("TL201", "cuda-amp-on-other-device", "amp.tl201_cuda_amp_on_other_device", "CudaAmpOnOtherDevice", ("autocast", "GradScaler")),
-    # A device type decided by a string test: both literals occur in `"cuda" if ... else "cpu"`.
-    RuleEntry("TL202", "device-type-sniffing", "amp.tl202_device_type_sniffing", "DeviceTypeSniffing", (("cuda", "cpu", "autocast"),)),
+    RuleEntry(
+        "TL104", "pin-memory-without-cuda", "loaders.tl104_pin_memory_without_cuda", "PinMemoryWithoutCuda", ("pin_memory",),
+        lambda module: module.pins,  # as code: `.pin_memory()`, `pin_memory=`, or a "pin_memory" key
+    ),
+    RuleEntry(
+        "TL201", "cuda-amp-on-other-device", "amp.tl201_cuda_amp_on_other_device", "CudaAmpOnOtherDevice", ("autocast", "GradScaler"),
+        lambda module: module.calls_amp,  # as code: `autocast(...)` or `GradScaler(...)` called, under any import name
+    ),
+    # A device type decided by a string test: both literals occur in `"cuda" if ... else "cpu"`;
+    # as code, a conditional expression, and an autocast called
+    RuleEntry(
+        "TL202", "device-type-sniffing", "amp.tl202_device_type_sniffing", "DeviceTypeSniffing", (("cuda", "cpu", "autocast"),),
+        lambda module: module.calls_amp and module.chooses_by_condition,
+    ),
     RuleEntry(
         "TL301", "unfiltered-batch-kwargs", "batches.tl301_unfiltered_batch_kwargs", "UnfilteredBatchKwargs", (("DataLoader", "**"),),
         # a `**` into a dotted name that is model-like: named so, or maybe an instance of a class with a `forward` here

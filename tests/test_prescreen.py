@@ -166,3 +166,28 @@ def test_missing_zero_grad_needs_a_loop_that_runs_a_backward(code: str, runs_bac
 )
 def test_batch_kwargs_calls(code: str, model_kwargs: bool, kwargs: bool) -> None:
     assert (_holds(code, "calls_model_with_kwargs"), _holds(code, "calls_with_kwargs")) == (model_kwargs, kwargs)
+
+
+@pytest.mark.parametrize(
+    "code, attribute, holds",
+    [
+        ("from torch.utils.data import DataLoader as DL\nDL(ds)", "calls_dataloader", True),
+        ("loader = make_loader(ds)", "calls_dataloader", False),
+        ("from torch.cuda.amp import autocast as ac\nwith ac():\n    pass", "calls_amp", True),
+        ("amp = torch.autocast", "calls_amp", False),  # named, never called
+        ("x = x.to(device)", "moves_whole_value", True),
+        ("for b in loader:\n    b = b.to(device)", "moves_whole_value", False),  # per batch
+        ("class D:\n    def __getitem__(self, i):\n        return self.x[i].cuda()", "moves_whole_value", False),
+        ("for i in range(n):\n    xb = X[i:i + bs]", "cuts_batches", True),
+        ("xb = X[:bs]", "cuts_batches", False),
+        ("parts = torch.chunk(X, 4)", "cuts_batches", True),
+        ("DataLoader(ds, **{'pin_memory': True})", "pins", True),
+        ("x = x.pin_memory()", "pins", True),
+        ("DataLoader(ds, num_workers=2)", "pins", False),
+        ("data = np.load(path)", "reads_whole_file", True),
+        ("from numpy import loadtxt as read\ndata = read(path)", "reads_whole_file", True),
+        ("data = json.dumps(x)", "reads_whole_file", False),
+    ],
+)
+def test_what_the_loader_and_amp_rules_start_from(code: str, attribute: str, holds: bool) -> None:
+    assert _holds(code, attribute) is holds

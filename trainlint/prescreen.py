@@ -41,6 +41,16 @@ _INDEX_KEYS = frozenset({"input_ids", "labels"})
 # Mirror rules/batches/batch_keys.py's MODEL_NAME: what TL301 takes for a model when no class of the module says so.
 _MODEL_LIKE = re.compile(r"model|net", re.IGNORECASE)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+# Mirror rules/amp/tl201_cuda_amp_on_other_device.py and rules/loaders/tl103_dataset_on_accelerator.py: the calls
+# those rules start from, by their last name (an import alias counts as the name it binds).
+_AMP_APIS = frozenset({"autocast", "GradScaler"})
+_FILE_READERS = frozenset({"load", "loadtxt", "genfromtxt", "fromfile", "File"}) | frozenset(
+    f"read_{kind}" for kind in ("csv", "parquet", "feather", "pickle", "excel", "json", "table", "hdf")
+)
+_TF_PIPELINES = frozenset({"from_tensor_slices", "from_tensors", "fit"})
+_SPLITTERS = frozenset({"split", "chunk", "tensor_split"})
+# Functions whose moves TL103 takes as per batch already (see its `_per_batch`).
+_PER_ITEM_FUNCTIONS = frozenset({"__getitem__", "__iter__", "collate", "collate_fn"})
 
 
 class _Place(NamedTuple):
@@ -72,6 +82,11 @@ class Features:
         self.calls_with_kwargs = False  # `f(**batch)`, `self.f.forward(**b)`: a `**` into a dotted name
         self.calls_model_with_kwargs = False  # ... into one named like a model (`model`, `self.net`)
         self.defines_forward = False  # a `def forward(`: a model class of this module, whatever its instances are called
+        self.cuts_batches = False  # `x[i:i + bs]` in a loop, `x.split(n)`, `torch.chunk(x, n)`: what TL103 takes for batching by hand
+        self.pins = False  # `x.pin_memory()`, a `pin_memory=` keyword, or "pin_memory" as a string (a `**kwargs` dict's key)
+        self.chooses_by_condition = False  # a conditional expression, `a if c else b`
+        self.moves = False  # `.to(...)`, `.cuda()`, `device=`, `torch.cuda.FloatTensor(...)`: what may put a value on an accelerator
+        self.moves_whole_value = False  # one of them, `.cuda()`, `device=`, `torch.cuda.FloatTensor(...)` outside a loop and per-item code
         self._walk(tree)
         self._derive()
 
@@ -90,27 +105,32 @@ class Features:
         self._history_attributes: Set[str] = set()  # `self.x = []` (or a dict of lists) in an `__init__`
         self._appended_attributes: Dict[str, List[_Place]] = {}
         self._mode_calls: List[Tuple[ast.AST, Tuple[int, ...], Tuple[int, int]]] = []  # `m.eval()`: call, enclosing functions, position
-        self._comprehensions: List[Tuple[ast.AST, Tuple[int, ...], bool]] = []  # loops for TL404: node, functions, held out
         self._in_tests: Set[int] = set()  # functions named `test_*`
-        self._loops_for_eval: List[Tuple[ast.AST, Tuple[int, ...], bool, Tuple[ast.AST, ...]]] = []
-        # (node, enclosing functions, enclosing loops, loops around it in its own function)
-        stack: List[Tuple[ast.AST, Tuple[int, ...], Tuple[ast.AST, ...], int]] = [(tree, (), (), 0)]
+        self._loops_for_eval: List[Tuple[ast.AST, Tuple[int, ...], bool]] = []  # loops for TL404: node, functions, held out
+        self._called: Set[str] = set()  # last names of every callee
+        self._aliases: Dict[str, str] = {}  # `import x as y`, `from m import x as y`: y -> x
+        # (node, enclosing functions, enclosing loops, loops around it in its own function, whether a move there
+        # would already be per batch: in a loop or comprehension, or in `__getitem__`-like code, as TL103 reads it)
+        stack: List[Tuple[ast.AST, Tuple[int, ...], Tuple[ast.AST, ...], int, bool]] = [(tree, (), (), 0, False)]
         while stack:
-            node, functions, loops, local_loops = stack.pop()
+            node, functions, loops, local_loops, per_batch = stack.pop()
             kind = type(node)
-            here = _Place(functions, loops)
             if kind is ast.Call:
-                self._call(node, here, local_loops)  # type: ignore[arg-type]
+                self._call(node, _Place(functions, loops), local_loops, per_batch)  # type: ignore[arg-type]
                 self._float_or_index_call(node)  # type: ignore[arg-type]
             elif kind is ast.Dict:
                 self.takes_indices = self.takes_indices or any(_is_index_key(key) for key in node.keys)  # type: ignore[attr-defined]
             elif kind is ast.Subscript:
                 self.takes_indices = self.takes_indices or _is_index_key(node.slice)  # type: ignore[attr-defined]
+                if loops and isinstance(node.value, (ast.Name, ast.Attribute)):  # type: ignore[attr-defined]
+                    self.cuts_batches = True
             elif kind is ast.AugAssign:
                 if isinstance(node.op, (ast.Add, ast.Sub)) and not isinstance(node.value, ast.Constant):  # type: ignore[attr-defined]
-                    self._accumulated(here)
+                    self._accumulated(_Place(functions, loops))
             elif kind is ast.Assign or kind is ast.AnnAssign:
-                self._assigned(node, here)
+                self._assigned(node, _Place(functions, loops))
+            elif kind is ast.ImportFrom or kind is ast.Import:
+                self._aliases.update((alias.asname, alias.name.rsplit(".", 1)[-1]) for alias in node.names if alias.asname)  # type: ignore[attr-defined]
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 name = node.name  # type: ignore[attr-defined]
                 if STEP_HOOK_NAME.search(name):
@@ -121,33 +141,50 @@ class Features:
                 self._callees.append(set())
                 if name.startswith("test_"):
                     self._in_tests.add(index)
-                for child in reversed(list(ast.iter_child_nodes(node))):
-                    stack.append((child, functions + (index,), loops, 0))
+                inner = (functions + (index,), loops, 0, name in _PER_ITEM_FUNCTIONS)
+                stack.extend((child, *inner) for child in ast.iter_child_nodes(node))
                 continue
-            elif kind is ast.Lambda or kind is ast.ClassDef:
-                stack.extend((child, functions, loops, 0) for child in reversed(list(ast.iter_child_nodes(node))))
+            elif kind is ast.Lambda:
+                stack.extend((child, functions, loops, 0, False) for child in ast.iter_child_nodes(node))
+                continue
+            elif kind is ast.ClassDef:
+                stack.extend((child, functions, loops, 0, per_batch) for child in ast.iter_child_nodes(node))
                 continue
             elif kind is ast.For or kind is ast.AsyncFor or kind is ast.While:
                 self._loop_calls[node] = set()
                 held_out = kind is not ast.While and _names_held_out_data(node.iter)  # type: ignore[attr-defined]
-                self._loops_for_eval.append((node, functions, held_out, loops))
-                stack.extend((child, functions, loops + (node,), local_loops + 1) for child in reversed(list(ast.iter_child_nodes(node))))
+                self._loops_for_eval.append((node, functions, held_out))
+                inner = (functions, loops + (node,), local_loops + 1, True)
+                stack.extend((child, *inner) for child in ast.iter_child_nodes(node))
                 continue
             elif kind in _COMPREHENSIONS:
                 held_out = any(_names_held_out_data(g.iter) for g in node.generators)  # type: ignore[attr-defined]
-                self._loops_for_eval.append((node, functions, held_out, loops))
+                self._loops_for_eval.append((node, functions, held_out))
+                per_batch = True
+            elif kind is ast.Constant:
+                self.pins = self.pins or node.value == "pin_memory"  # type: ignore[attr-defined]
+            elif kind is ast.IfExp:
+                self.chooses_by_condition = True
             elif kind is ast.Try or kind.__name__ == "TryStar":
                 self.handles_errors = self.handles_errors or bool(node.handlers)  # type: ignore[attr-defined]
-            stack.extend((child, functions, loops, local_loops) for child in reversed(list(ast.iter_child_nodes(node))))
+            stack.extend((child, functions, loops, local_loops, per_batch) for child in ast.iter_child_nodes(node))
 
-    def _call(self, call: ast.Call, here: "_Place", local_loops: int) -> None:
+    def _call(self, call: ast.Call, here: "_Place", local_loops: int, per_batch: bool) -> None:
         name = _last_name(call.func)
         if name:
+            self._called.add(name)
             for function in here.functions:
                 self._callees[function].add(name)
             for loop in here.loops:
                 self._loop_calls[loop].add(name)
         self._model_call(call)
+        if name == "pin_memory" or any(keyword.arg == "pin_memory" for keyword in call.keywords):
+            self.pins = True
+        if name in _SPLITTERS and _splits_a_name(call):
+            self.cuts_batches = True
+        if _may_move(call, name):
+            self.moves = True
+            self.moves_whole_value = self.moves_whole_value or not per_batch
         func = call.func
         if not isinstance(func, ast.Attribute):
             return
@@ -243,8 +280,13 @@ class Features:
         self.grows_history_per_step = any(map(in_step, histories + self._history_appends))
         self.loop_runs_backward = bool(self._backward_loops)
         self.evaluates = any(self._may_evaluate(*loop) for loop in self._loops_for_eval)
+        called = self._called | {self._aliases[name] for name in self._called & self._aliases.keys()}
+        self.calls_dataloader = "DataLoader" in called
+        self.calls_amp = not called.isdisjoint(_AMP_APIS)
+        self.reads_whole_file = not called.isdisjoint(_FILE_READERS)
+        self.builds_tf_pipeline = not called.isdisjoint(_TF_PIPELINES)
 
-    def _may_evaluate(self, loop: ast.AST, functions: Tuple[int, ...], held_out: bool, outer: Tuple[ast.AST, ...]) -> bool:
+    def _may_evaluate(self, loop: ast.AST, functions: Tuple[int, ...], held_out: bool) -> bool:
         """Mirror TL404: a loop outside a ``test_*`` function over held-out data, or after or around a ``.eval()``
         in its own function."""
         if any(f in self._in_tests for f in functions):
@@ -288,6 +330,22 @@ def _names_held_out_data(iterable: ast.AST) -> bool:
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and EVALUATION_SPLIT.match(node.value):
             return True
     return False
+
+
+def _may_move(call: ast.Call, name: str) -> bool:
+    """What TL101-TL103 may take for a move to an accelerator: ``x.to(...)``, ``x.cuda()``, a ``device=``,
+    a CUDA tensor type (``torch.cuda.FloatTensor(...)``)."""
+    if isinstance(call.func, ast.Attribute) and (name in ("to", "cuda") or (name.endswith("Tensor") and "cuda" in ast.dump(call.func))):
+        return True
+    return any(keyword.arg == "device" for keyword in call.keywords)
+
+
+def _splits_a_name(call: ast.Call) -> bool:
+    """``x.split(...)`` or ``chunk(x, ...)`` with ``x`` a name or an attribute, as TL103's ``_split_into_batches``."""
+    named = (ast.Name, ast.Attribute)
+    return (isinstance(call.func, ast.Attribute) and isinstance(call.func.value, named)) or (
+        bool(call.args) and isinstance(call.args[0], named)
+    )
 
 
 def _is_dotted(node: ast.AST) -> bool:
