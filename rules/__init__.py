@@ -160,6 +160,8 @@ RULES: Tuple[RuleEntry, ...] = (
     RuleEntry(
         "TL405", "missing-zero-grad", "step_memory.tl405_missing_zero_grad", "MissingZeroGrad",
         (("backward", re.compile(_OPTIMIZER_STEP)), ("backward", "optim", re.compile(r"\.\s*step\s*\("))),
-        lambda module: module.loop_runs_backward,  # a loop that runs a backward, itself or through a function it calls
+        # as code: a loop that runs a backward and a `.step(`, itself or through functions it calls, and does not
+        # both step one thing only and call a `zero_grad()` itself
+        lambda module: module.loop_may_miss_zero_grad,
     ),
 )

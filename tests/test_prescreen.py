@@ -147,12 +147,16 @@ def test_evaluation_needs_a_loop_after_or_around_eval_mode_or_over_held_out_data
     "code, runs_backward",
     [
         ("for b in loader:\n    loss.backward()\n    opt.step()", True),
-        ("def step(b):\n    f(b).backward()\nwhile True:\n    step(next(it))", True),
-        ("def step(b):\n    f(b).backward()", False),  # Lightning-style: the library's loop calls it
+        ("def step(b):\n    f(b).backward()\n    opt.step()\nwhile True:\n    step(next(it))", True),
+        ("def step(b):\n    f(b).backward()\n    opt.step()", False),  # Lightning-style: the library's loop calls it
+        ("for b in loader:\n    loss.backward()", False),  # nothing stepped
+        ("for b in loader:\n    opt.zero_grad()\n    loss.backward()\n    opt.step()", False),
+        # two things stepped: the zero_grad may be the other one's
+        ("for b in loader:\n    g.zero_grad()\n    loss.backward()\n    g_opt.step()\n    d_opt.step()", True),
     ],
 )
-def test_missing_zero_grad_needs_a_loop_that_runs_a_backward(code: str, runs_backward: bool) -> None:
-    assert _holds(code, "loop_runs_backward") is runs_backward
+def test_missing_zero_grad_needs_a_loop_that_runs_a_backward_and_steps(code: str, runs_backward: bool) -> None:
+    assert _holds(code, "loop_may_miss_zero_grad") is runs_backward
 
 
 @pytest.mark.parametrize(
@@ -191,3 +195,9 @@ def test_batch_kwargs_calls(code: str, model_kwargs: bool, kwargs: bool) -> None
 )
 def test_what_the_loader_and_amp_rules_start_from(code: str, attribute: str, holds: bool) -> None:
     assert _holds(code, attribute) is holds
+
+
+def test_a_cuda_tensor_type_under_another_name_is_a_move() -> None:
+    """tl15-yoshall+UrbanFM: `Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor`, then `Tensor(np.load(...))`."""
+    code = "Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor\nT = Tensor\nX = T(np.load(p))"
+    assert _holds(code, "moves_whole_value")

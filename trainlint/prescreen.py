@@ -108,6 +108,9 @@ class Features:
         self._in_tests: Set[int] = set()  # functions named `test_*`
         self._loops_for_eval: List[Tuple[ast.AST, Tuple[int, ...], bool]] = []  # loops for TL404: node, functions, held out
         self._called: Set[str] = set()  # last names of every callee
+        self._loop_steps: Dict[ast.AST, Set[Tuple[str, str]]] = {}  # loop -> its `x.step(y)` calls, as (x, y)
+        self._function_steps: Dict[int, Set[Tuple[str, str]]] = {}  # function id -> the same
+        self._loop_zero_grads: Set[ast.AST] = set()  # loops with an `x.zero_grad()` of their own
         self._aliases: Dict[str, str] = {}  # `import x as y`, `from m import x as y`: y -> x
         # (node, enclosing functions, enclosing loops, loops around it in its own function, whether a move there
         # would already be per batch: in a loop or comprehension, or in `__getitem__`-like code, as TL103 reads it)
@@ -161,6 +164,10 @@ class Features:
                 held_out = any(_names_held_out_data(g.iter) for g in node.generators)  # type: ignore[attr-defined]
                 self._loops_for_eval.append((node, functions, held_out))
                 per_batch = True
+            elif kind is ast.Attribute:
+                # `torch.cuda.FloatTensor` named anywhere: a call through any alias of it moves data
+                if node.attr.endswith("Tensor") and _last_name(node.value) == "cuda":  # type: ignore[attr-defined]
+                    self.moves = self.moves_whole_value = True
             elif kind is ast.Constant:
                 self.pins = self.pins or node.value == "pin_memory"  # type: ignore[attr-defined]
             elif kind is ast.IfExp:
@@ -202,6 +209,14 @@ class Features:
                 self._appended(func.value, here, local_loops)
         elif method in ("eval", "train") and _is_dotted(func.value) and _sets_eval_mode(call):
             self._mode_calls.append((call, here.functions, (call.lineno, call.col_offset)))
+        elif method == "zero_grad":
+            self._loop_zero_grads.update(here.loops)
+        if method == "step":
+            key = (ast.dump(func.value), ast.dump(call.args[0]) if call.args else "")
+            for function in here.functions:
+                self._function_steps.setdefault(function, set()).add(key)
+            for loop in here.loops:
+                self._loop_steps.setdefault(loop, set()).add(key)
         if training:
             self.trains = True
             self._training_functions.update(self._names[f] for f in here.functions)
@@ -265,7 +280,7 @@ class Features:
         training = _close(self._training_functions, self._names, self._callees)
         backward = _close(self._backward_functions, self._names, self._callees)
         training_loops = {loop for loop, calls in self._loop_calls.items() if loop in self._loop_trains or calls & training}
-        self._backward_loops = {loop for loop, calls in self._loop_calls.items() if loop in self._loop_backward or calls & backward}
+        backward_loops = {loop for loop, calls in self._loop_calls.items() if loop in self._loop_backward or calls & backward}
         per_step = {name for name in self._names if STEP_HOOK_NAME.search(name)}
         per_step.update(name for loop in training_loops for name in self._loop_calls[loop])
         if self.trains:
@@ -278,13 +293,23 @@ class Features:
         self.accumulates_per_step = any(map(in_step, self._accumulations))
         histories = [p for name in self._history_attributes for p in self._appended_attributes.get(name, ())]
         self.grows_history_per_step = any(map(in_step, histories + self._history_appends))
-        self.loop_runs_backward = bool(self._backward_loops)
+        self.loop_may_miss_zero_grad = any(map(self._may_miss_zero_grad, backward_loops))
         self.evaluates = any(self._may_evaluate(*loop) for loop in self._loops_for_eval)
         called = self._called | {self._aliases[name] for name in self._called & self._aliases.keys()}
         self.calls_dataloader = "DataLoader" in called
         self.calls_amp = not called.isdisjoint(_AMP_APIS)
         self.reads_whole_file = not called.isdisjoint(_FILE_READERS)
         self.builds_tf_pipeline = not called.isdisjoint(_TF_PIPELINES)
+
+    def _may_miss_zero_grad(self, loop: ast.AST) -> bool:
+        """Mirror TL405: a loop that runs a backward and steps something, unless it steps one thing (so one
+        optimizer at most) and calls a ``zero_grad()`` itself (with one optimizer, any ``zero_grad`` clears)."""
+        reached = _close_over_callees(self._loop_calls[loop], self._names, self._callees)
+        steps = set(self._loop_steps.get(loop, ()))
+        for function, name in enumerate(self._names):
+            if name in reached:
+                steps |= self._function_steps.get(function, set())
+        return bool(steps) and not (len(steps) == 1 and loop in self._loop_zero_grads)
 
     def _may_evaluate(self, loop: ast.AST, functions: Tuple[int, ...], held_out: bool) -> bool:
         """Mirror TL404: a loop outside a ``test_*`` function over held-out data, or after or around a ``.eval()``
@@ -334,8 +359,8 @@ def _names_held_out_data(iterable: ast.AST) -> bool:
 
 def _may_move(call: ast.Call, name: str) -> bool:
     """What TL101-TL103 may take for a move to an accelerator: ``x.to(...)``, ``x.cuda()``, a ``device=``,
-    a CUDA tensor type (``torch.cuda.FloatTensor(...)``)."""
-    if isinstance(call.func, ast.Attribute) and (name in ("to", "cuda") or (name.endswith("Tensor") and "cuda" in ast.dump(call.func))):
+    a tensor type called (``torch.cuda.FloatTensor(...)``, or ``Tensor(...)`` after ``Tensor = torch.cuda.FloatTensor``)."""
+    if name.endswith("Tensor") or (isinstance(call.func, ast.Attribute) and name in ("to", "cuda")):
         return True
     return any(keyword.arg == "device" for keyword in call.keywords)
 
