@@ -35,7 +35,9 @@ class RuleEntry(NamedTuple):
 # `def on_train_batch_end(`, not `def prepare_extra_step_kwargs(`), or an
 # optimizer's or scaler's `.step(`. A bare `step(` would also match every diffusion pipeline's `scheduler.step(` and
 # have half of a diffusers checkout parsed for nothing.
-_OPTIMIZER_STEP = r"(?i:optim\w*|opt|scaler\w*)\s*\.\s*step\s*\("
+# (Its first letter is a character class: a case-insensitive group at the start of a pattern makes the regular
+# expression engine try every position of the text, 5x slower on pytorch-image-models.)
+_OPTIMIZER_STEP = r"[oOsS\u017f](?i:pt|caler)\w*\s*\.\s*step\s*\("
 _PER_STEP_CODE = re.compile(
     r"backward"
     r"|\bdef\s+(?:\w*step(?:_(?:end|begin|start))?|on_\w*batch\w*)\s*\("
@@ -52,8 +54,9 @@ _HELD_OUT_LOADER = re.compile(
 
 # A file read whole into memory (TL103): NumPy, torch, pandas, h5py. A bare "load(" would also match
 # json.load and yaml.safe_load: 348 of diffusers' 2,089 files against 68 with this pattern.
-_WHOLE_FILE_READ = re.compile(
-    r"\b(?:np|numpy|torch)\.load\(|loadtxt|genfromtxt|fromfile|\bread_(?:csv|parquet|feather|pickle|excel|json|table|hdf)\(|h5py"
+# Substrings, not one regular expression: a tenth of its cost (0.04 s against 0.42 s over pytorch-image-models).
+_WHOLE_FILE_READ = ("np.load(", "numpy.load(", "torch.load(", "loadtxt", "genfromtxt", "fromfile", "h5py") + tuple(
+    f"read_{kind}(" for kind in ("csv", "parquet", "feather", "pickle", "excel", "json", "table", "hdf")
 )
 # A tensor created as floating point (TL302): float tensor types, ``torch.Tensor(``, ``from_numpy``,
 # a float cast, or a float dtype given to a factory or ``.to(``.
@@ -144,7 +147,7 @@ RULES: Tuple[RuleEntry, ...] = (
         "step_memory.tl403_oom_handler_keeps_step",
         "OomHandlerKeepsStep",
         # an out-of-memory error recognised by its type or its message, in code that trains
-        ((re.compile(r"OutOfMemoryError|(?i:out of memory)|\bOOM\b"), _PER_STEP_CODE),),
+        ((re.compile(r"(?i:of ?memory)|OOM"), _PER_STEP_CODE),),
         lambda module: module.trains and module.handles_errors,
     ),
     # a model put in eval mode, or a loop over a held-out loader (as trainlint.analysis.regions names them)
