@@ -120,6 +120,7 @@ def test_accumulations_count_only_in_per_step_code(code: str, accumulates_per_st
         ("xs = []\nfor e in range(3):\n    for b in loader:\n        xs.append(b)\n        loss.backward()", True),
         # a list made inside the step (the optimizers' `params_with_grad = []` in `def step`) is no history
         ("class O:\n    def step(self):\n        ps = []\n        for p in self.params:\n            ps.append(p)", False),
+        ("class O:\n    def step(self):\n        for g in self.groups:\n            ps = []\n            for p in g:\n                ps.append(p)", False),
         ("class T:\n    def __init__(self):\n        self.norms = 0\n    def training_step(self, b):\n        self.norms.append(b)", False),
     ],
 )

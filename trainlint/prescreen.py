@@ -101,7 +101,7 @@ class Features:
         self._loop_trains: Set[ast.AST] = set()  # loops with a training call of their own
         self._loop_backward: Set[ast.AST] = set()  # ... with a backward of their own
         self._accumulations: List[_Place] = []
-        self._history_appends: List[_Place] = []  # appends TL402 may report: to `self.x` / `self.x[k]` of a history, or a local nested in two loops
+        self._local_appends: List[_Place] = []  # `xs.append(v)` two loops deep in its function: maybe a local history
         self._history_attributes: Set[str] = set()  # `self.x = []` (or a dict of lists) in an `__init__`
         self._appended_attributes: Dict[str, List[_Place]] = {}
         self._mode_calls: List[Tuple[ast.AST, Tuple[int, ...], Tuple[int, int]]] = []  # `m.eval()`: call, enclosing functions, position
@@ -272,7 +272,7 @@ class Features:
         if _is_self_attribute(receiver):
             self._appended_attributes.setdefault(receiver.attr, []).append(here)  # type: ignore[attr-defined]
         elif isinstance(receiver, ast.Name) and local_loops >= 2:
-            self._history_appends.append(here)
+            self._local_appends.append(here)
 
     # ----- what the walk implies ----------------------------------------------------------
 
@@ -292,7 +292,9 @@ class Features:
 
         self.accumulates_per_step = any(map(in_step, self._accumulations))
         histories = [p for name in self._history_attributes for p in self._appended_attributes.get(name, ())]
-        self.grows_history_per_step = any(map(in_step, histories + self._history_appends))
+        # a local history grows in a training loop itself (TL402's `_local_growth`), not merely in per-step code
+        in_training_loop = (p for p in self._local_appends if any(loop in training_loops for loop in p.loops))
+        self.grows_history_per_step = any(map(in_step, histories)) or any(in_training_loop)
         self.loop_may_miss_zero_grad = any(map(self._may_miss_zero_grad, backward_loops))
         self.evaluates = any(self._may_evaluate(*loop) for loop in self._loops_for_eval)
         called = self._called | {self._aliases[name] for name in self._called & self._aliases.keys()}
