@@ -5,7 +5,10 @@ machine slows all of them alike; the report gives medians and ratios, which
 are what can be compared across machines. Peers are installed into their own
 virtual environment (never project dependencies).
 
-    python benchmarks/run.py --corpus PATH [--corpus PATH ...] [--synthetic 1000] [--rounds 3]
+    python benchmarks/run.py --corpus PATH [--corpus PATH ...] [--torch-sources] [--synthetic 1000] [--rounds 3]
+
+``--torch-sources`` adds the installed torch's own ``nn``, ``optim``, ``utils``, ``amp`` and
+``cuda`` packages, copied into a temporary directory (issue 19's fourth corpus).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import generate  # noqa: E402
 
 PEERS = ("ruff==0.17.6", "torchfix==0.7.0", "fixit==2.2.1")
+TORCH_PACKAGES = ("nn", "optim", "utils", "amp", "cuda")
 HERE = Path(__file__).resolve().parent
 
 
@@ -123,6 +127,17 @@ def _resident_kib(pid: int) -> int:
     return 0
 
 
+def copy_torch_sources(directory: Path) -> Path:
+    """The installed torch's training-facing packages as a corpus of their own (Python files only)."""
+    import torch  # noqa: PLC0415 - only for this corpus
+
+    root = Path(torch.__file__).parent
+    target = directory / "torch-sources"
+    for package in TORCH_PACKAGES:
+        shutil.copytree(root / package, target / package, ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyc"))
+    return target
+
+
 def byte_compile_trainlint() -> None:
     """Time trainlint as installed: pip byte-compiles a wheel's modules, but an editable
     checkout run with PYTHONDONTWRITEBYTECODE=1 (as on these machines) would compile
@@ -187,6 +202,7 @@ def _label(trainlint: Path) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, action="append", default=[], help="a checkout to lint (repeatable)")
+    parser.add_argument("--torch-sources", action="store_true", help="also lint the installed torch's nn/optim/utils/amp/cuda")
     parser.add_argument("--synthetic", type=int, default=0, help="also generate and lint a synthetic corpus of N files")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--peers-venv", type=Path, default=HERE / ".peers")
@@ -199,10 +215,11 @@ def main() -> None:
     args = parser.parse_args()
     byte_compile_trainlint()
     corpora = list(args.corpus)
-    temporary = None
+    temporary = tempfile.mkdtemp(prefix="trainlint-corpus-") if args.synthetic or args.torch_sources else None
+    if args.torch_sources:
+        corpora.append(copy_torch_sources(Path(temporary)))  # type: ignore[arg-type]
     if args.synthetic:
-        temporary = tempfile.mkdtemp(prefix="trainlint-corpus-")
-        corpora.append(generate(Path(temporary) / f"synthetic-{args.synthetic}", args.synthetic))
+        corpora.append(generate(Path(temporary) / f"synthetic-{args.synthetic}", args.synthetic))  # type: ignore[arg-type]
     try:
         if corpora:  # the peers run with the corpus as working directory: resolve their venv first
             peers = ensure_peers(args.peers_venv.resolve())

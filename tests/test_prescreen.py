@@ -92,3 +92,113 @@ def test_a_file_screened_out_does_not_import_libcst(tmp_path: Path) -> None:
 def test_features(code: str, trains: bool, accumulates: bool) -> None:
     features = Features(ast.parse(code))
     assert (features.trains, features.accumulates) == (trains, accumulates)
+
+
+def _holds(code: str, attribute: str) -> bool:
+    return getattr(Features(ast.parse(textwrap.dedent(code))), attribute)
+
+
+@pytest.mark.parametrize(
+    "code, accumulates_per_step",
+    [
+        ("for x, y in loader:\n    loss = f(x)\n    total += loss\n    loss.backward()", True),
+        ("def train_step(b):\n    loss = f(b)\n    loss.backward()\n    return loss\nfor b in loader:\n    total += train_step(b)", True),
+        ("class M:\n    def training_step(self, b):\n        self.total += self.f(b)", True),
+        ("for x in data:\n    total += x\nloss.backward()", False),  # the loop does not train
+        ("def report(xs):\n    total += xs\ndef training_step(b):\n    return b", False),  # not called per step
+    ],
+)
+def test_accumulations_count_only_in_per_step_code(code: str, accumulates_per_step: bool) -> None:
+    assert _holds(code, "accumulates_per_step") is accumulates_per_step
+
+
+@pytest.mark.parametrize(
+    "code, grows",
+    [
+        ("class T:\n    def __init__(self):\n        self.norms = []\n    def training_step(self, b):\n        self.norms.append(b)", True),
+        ("class T:\n    def __init__(self):\n        self.h = {'l': []}\n    def training_step(self, b):\n        self.h['l'].append(b)", True),
+        ("xs = []\nfor e in range(3):\n    for b in loader:\n        xs.append(b)\n        loss.backward()", True),
+        # a list made inside the step (the optimizers' `params_with_grad = []` in `def step`) is no history
+        ("class O:\n    def step(self):\n        ps = []\n        for p in self.params:\n            ps.append(p)", False),
+        ("class O:\n    def step(self):\n        for g in self.groups:\n            ps = []\n            for p in g:\n                ps.append(p)", False),
+        ("class T:\n    def __init__(self):\n        self.norms = 0\n    def training_step(self, b):\n        self.norms.append(b)", False),
+    ],
+)
+def test_histories_are_lists_made_once_and_appended_per_step(code: str, grows: bool) -> None:
+    assert _holds(code, "grows_history_per_step") is grows
+
+
+@pytest.mark.parametrize(
+    "code, evaluates",
+    [
+        ("model.eval()\nfor x in loader:\n    model(x)", True),
+        ("for x in loader:\n    model.eval()\n    model(x)", True),
+        ("outs = [model(x) for x in val_loader]", True),
+        ("for x in loaders['test']:\n    model(x)", True),
+        ("def test_eval():\n    model.eval()\n    for x in loader:\n        model(x)", False),  # a pytest test
+        ("def setup():\n    model.eval()\ndef run():\n    for x in loader:\n        model(x)", False),  # another function
+        ("for x in loader:\n    model(x)\nmodel.eval()", False),  # the mode is set after the loop
+    ],
+)
+def test_evaluation_needs_a_loop_after_or_around_eval_mode_or_over_held_out_data(code: str, evaluates: bool) -> None:
+    assert _holds(code, "evaluates") is evaluates
+
+
+@pytest.mark.parametrize(
+    "code, runs_backward",
+    [
+        ("for b in loader:\n    loss.backward()\n    opt.step()", True),
+        ("def step(b):\n    f(b).backward()\n    opt.step()\nwhile True:\n    step(next(it))", True),
+        ("def step(b):\n    f(b).backward()\n    opt.step()", False),  # Lightning-style: the library's loop calls it
+        ("for b in loader:\n    loss.backward()", False),  # nothing stepped
+        ("for b in loader:\n    opt.zero_grad()\n    loss.backward()\n    opt.step()", False),
+        # two things stepped: the zero_grad may be the other one's
+        ("for b in loader:\n    g.zero_grad()\n    loss.backward()\n    g_opt.step()\n    d_opt.step()", True),
+    ],
+)
+def test_missing_zero_grad_needs_a_loop_that_runs_a_backward_and_steps(code: str, runs_backward: bool) -> None:
+    assert _holds(code, "loop_may_miss_zero_grad") is runs_backward
+
+
+@pytest.mark.parametrize(
+    "code, model_kwargs, kwargs",
+    [
+        ("model(**batch)", True, True),
+        ("self.net.forward(**b)", True, True),
+        ("factory(**options)", False, True),
+        ("make()(**options)", False, False),
+    ],
+)
+def test_batch_kwargs_calls(code: str, model_kwargs: bool, kwargs: bool) -> None:
+    assert (_holds(code, "calls_model_with_kwargs"), _holds(code, "calls_with_kwargs")) == (model_kwargs, kwargs)
+
+
+@pytest.mark.parametrize(
+    "code, attribute, holds",
+    [
+        ("from torch.utils.data import DataLoader as DL\nDL(ds)", "calls_dataloader", True),
+        ("loader = make_loader(ds)", "calls_dataloader", False),
+        ("from torch.cuda.amp import autocast as ac\nwith ac():\n    pass", "calls_amp", True),
+        ("amp = torch.autocast", "calls_amp", False),  # named, never called
+        ("x = x.to(device)", "moves_whole_value", True),
+        ("for b in loader:\n    b = b.to(device)", "moves_whole_value", False),  # per batch
+        ("class D:\n    def __getitem__(self, i):\n        return self.x[i].cuda()", "moves_whole_value", False),
+        ("for i in range(n):\n    xb = X[i:i + bs]", "cuts_batches", True),
+        ("xb = X[:bs]", "cuts_batches", False),
+        ("parts = torch.chunk(X, 4)", "cuts_batches", True),
+        ("DataLoader(ds, **{'pin_memory': True})", "pins", True),
+        ("x = x.pin_memory()", "pins", True),
+        ("DataLoader(ds, num_workers=2)", "pins", False),
+        ("data = np.load(path)", "reads_whole_file", True),
+        ("from numpy import loadtxt as read\ndata = read(path)", "reads_whole_file", True),
+        ("data = json.dumps(x)", "reads_whole_file", False),
+    ],
+)
+def test_what_the_loader_and_amp_rules_start_from(code: str, attribute: str, holds: bool) -> None:
+    assert _holds(code, attribute) is holds
+
+
+def test_a_cuda_tensor_type_under_another_name_is_a_move() -> None:
+    """tl15-yoshall+UrbanFM: `Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor`, then `Tensor(np.load(...))`."""
+    code = "Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor\nT = Tensor\nX = T(np.load(p))"
+    assert _holds(code, "moves_whole_value")

@@ -172,10 +172,18 @@ def _run_rules(module, text: str, path: str, codes: Sequence[str], settings: Rul
 
 def _lint_module(module, text: str, path: str, codes: Sequence[str], settings: RuleSettings) -> LintResult:
     from trainlint.analysis import ModuleFacts
+
+    facts = ModuleFacts(module, text)
+    try:
+        return _lint_with_facts(facts, module, text, path, codes, settings)
+    finally:
+        facts.forget()
+
+
+def _lint_with_facts(facts, module, text: str, path: str, codes: Sequence[str], settings: RuleSettings) -> LintResult:
     from trainlint.registry import load_rule
     from trainlint.rule import RuleContext
 
-    facts = ModuleFacts(module, text)
     rules = []
     for code in codes:
         cls = load_rule(code)

@@ -18,10 +18,17 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import List, Sequence
+from typing import Dict, List, NamedTuple, Sequence, Set, Tuple
 
 from trainlint.registry import ENTRIES_BY_CODE
-from trainlint.step_words import BACKWARD_METHODS, OPTIMIZER_NAME, STEP_HOOK_NAME
+from trainlint.step_words import (
+    BACKWARD_METHODS,
+    GENERIC_HOOK_NAMES,
+    HELD_OUT_LOADER_NAME,
+    HELD_OUT_SPLIT,
+    OPTIMIZER_NAME,
+    STEP_HOOK_NAME,
+)
 
 # Mirror rules/batches/tl302_float_index_tensors.py: what creates a float tensor, what takes indices.
 _FLOAT_CASTS = frozenset({"float", "double", "half", "bfloat16"})
@@ -31,10 +38,39 @@ _FLOAT_MAKERS = frozenset(
 _FLOAT_WORD = re.compile(r"float|double|half|single")
 _INDEX_SINKS = frozenset({"Embedding", "EmbeddingBag", "embedding", "embedding_bag", "cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss"})
 _INDEX_KEYS = frozenset({"input_ids", "labels"})
+# Mirror rules/batches/batch_keys.py's MODEL_NAME: what TL301 takes for a model when no class of the module says so.
+_MODEL_LIKE = re.compile(r"model|net", re.IGNORECASE)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+# Mirror rules/amp/tl201_cuda_amp_on_other_device.py and rules/loaders/tl103_dataset_on_accelerator.py: the calls
+# those rules start from, by their last name (an import alias counts as the name it binds).
+_AMP_APIS = frozenset({"autocast", "GradScaler"})
+_FILE_READERS = frozenset({"load", "loadtxt", "genfromtxt", "fromfile", "File"}) | frozenset(
+    f"read_{kind}" for kind in ("csv", "parquet", "feather", "pickle", "excel", "json", "table", "hdf")
+)
+_TF_PIPELINES = frozenset({"from_tensor_slices", "from_tensors", "fit"})
+_SPLITTERS = frozenset({"split", "chunk", "tensor_split"})
+# Functions whose moves TL103 takes as per batch already (see its `_per_batch`).
+_PER_ITEM_FUNCTIONS = frozenset({"__getitem__", "__iter__", "collate", "collate_fn"})
+
+
+class _Place(NamedTuple):
+    """Where a node is: the ids of the functions around it (innermost last) and the loops around it."""
+
+    functions: Tuple[int, ...]
+    loops: Tuple[ast.AST, ...]
 
 
 class Features:
-    """Facts about one module's tree, gathered in one walk (see the module docstring)."""
+    """Facts about one module's tree, gathered in one walk (see the module docstring).
+
+    Besides module-wide facts, the walk places what rules look for in *per-step code*, as
+    ``trainlint.analysis.steps`` defines it but wider: inside a loop whose body (nested code
+    included) trains, directly or through a same-module function named like what it calls,
+    or inside a function that runs per step (a step hook, a function such a loop or hook calls,
+    ``log``/``update`` in a module that trains). Callees are matched by their last name only,
+    as ``trainlint.analysis.calls`` does, and a function's calls count for every function
+    around it, so the region is a superset of the analyses' own.
+    """
 
     def __init__(self, tree: ast.AST) -> None:
         self.trains = False  # a backward, an optimizer or scaler step, or a step hook's definition
@@ -43,44 +79,161 @@ class Features:
         self.handles_errors = False  # a `try` with an `except`
         self.creates_float = False  # `.float()`, `FloatTensor(...)`, `from_numpy`, a float `dtype=`, `.to(torch.float16)`
         self.takes_indices = False  # an embedding, an index loss, `input_ids`/`labels` as a keyword or a key
-        for node in ast.walk(tree):
+        self.calls_with_kwargs = False  # `f(**batch)`, `self.f.forward(**b)`: a `**` into a dotted name
+        self.calls_model_with_kwargs = False  # ... into one named like a model (`model`, `self.net`)
+        self.defines_forward = False  # a `def forward(`: a model class of this module, whatever its instances are called
+        self.cuts_batches = False  # `x[i:i + bs]` in a loop, `x.split(n)`, `torch.chunk(x, n)`: what TL103 takes for batching by hand
+        self.pins = False  # `x.pin_memory()`, a `pin_memory=` keyword, or "pin_memory" as a string (a `**kwargs` dict's key)
+        self.chooses_by_condition = False  # a conditional expression, `a if c else b`
+        self.moves = False  # `.to(...)`, `.cuda()`, `device=`, `torch.cuda.FloatTensor(...)`: what may put a value on an accelerator
+        self.moves_whole_value = False  # one of them, `.cuda()`, `device=`, `torch.cuda.FloatTensor(...)` outside a loop and per-item code
+        self._walk(tree)
+        self._derive()
+
+    # ----- the walk ---------------------------------------------------------------------
+
+    def _walk(self, tree: ast.AST) -> None:
+        self._names: List[str] = []  # function id -> its name
+        self._callees: List[Set[str]] = []  # function id -> last names it calls (nested functions' calls included)
+        self._training_functions: Set[str] = set()  # names of functions with a training call of their own
+        self._backward_functions: Set[str] = set()  # ... with a backward of their own
+        self._loop_calls: Dict[ast.AST, Set[str]] = {}  # loop -> last names called in it (header and nested code too)
+        self._loop_trains: Set[ast.AST] = set()  # loops with a training call of their own
+        self._loop_backward: Set[ast.AST] = set()  # ... with a backward of their own
+        self._accumulations: List[_Place] = []
+        self._local_appends: List[_Place] = []  # `xs.append(v)` two loops deep in its function: maybe a local history
+        self._history_attributes: Set[str] = set()  # `self.x = []` (or a dict of lists) in an `__init__`
+        self._appended_attributes: Dict[str, List[_Place]] = {}
+        self._mode_calls: List[Tuple[ast.AST, Tuple[int, ...], Tuple[int, int]]] = []  # `m.eval()`: call, enclosing functions, position
+        self._in_tests: Set[int] = set()  # functions named `test_*`
+        self._loops_for_eval: List[Tuple[ast.AST, Tuple[int, ...], bool]] = []  # loops for TL404: node, functions, held out
+        self._called: Set[str] = set()  # last names of every callee
+        self._loop_steps: Dict[ast.AST, Set[Tuple[str, str]]] = {}  # loop -> its `x.step(y)` calls, as (x, y)
+        self._function_steps: Dict[int, Set[Tuple[str, str]]] = {}  # function id -> the same
+        self._loop_zero_grads: Set[ast.AST] = set()  # loops with an `x.zero_grad()` of their own
+        self._aliases: Dict[str, str] = {}  # `import x as y`, `from m import x as y`: y -> x
+        # (node, enclosing functions, enclosing loops, loops around it in its own function, whether a move there
+        # would already be per batch: in a loop or comprehension, or in `__getitem__`-like code, as TL103 reads it)
+        stack: List[Tuple[ast.AST, Tuple[int, ...], Tuple[ast.AST, ...], int, bool]] = [(tree, (), (), 0, False)]
+        while stack:
+            node, functions, loops, local_loops, per_batch = stack.pop()
             kind = type(node)
             if kind is ast.Call:
-                self._call(node)  # type: ignore[arg-type]
+                self._call(node, _Place(functions, loops), local_loops, per_batch)  # type: ignore[arg-type]
                 self._float_or_index_call(node)  # type: ignore[arg-type]
             elif kind is ast.Dict:
                 self.takes_indices = self.takes_indices or any(_is_index_key(key) for key in node.keys)  # type: ignore[attr-defined]
             elif kind is ast.Subscript:
                 self.takes_indices = self.takes_indices or _is_index_key(node.slice)  # type: ignore[attr-defined]
+                if loops and isinstance(node.value, (ast.Name, ast.Attribute)):  # type: ignore[attr-defined]
+                    self.cuts_batches = True
             elif kind is ast.AugAssign:
                 if isinstance(node.op, (ast.Add, ast.Sub)) and not isinstance(node.value, ast.Constant):  # type: ignore[attr-defined]
-                    self.accumulates = True
-            elif kind is ast.Assign:
-                value = node.value  # type: ignore[attr-defined]
-                if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub)):
-                    self.accumulates = True
-                elif not isinstance(value, ast.Constant) and any(isinstance(t, ast.Subscript) for t in node.targets):  # type: ignore[attr-defined]
-                    self.accumulates = True
+                    self._accumulated(_Place(functions, loops))
+            elif kind is ast.Assign or kind is ast.AnnAssign:
+                self._assigned(node, _Place(functions, loops))
+            elif kind is ast.ImportFrom or kind is ast.Import:
+                self._aliases.update((alias.asname, alias.name.rsplit(".", 1)[-1]) for alias in node.names if alias.asname)  # type: ignore[attr-defined]
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
-                if STEP_HOOK_NAME.search(node.name):  # type: ignore[attr-defined]
+                name = node.name  # type: ignore[attr-defined]
+                if STEP_HOOK_NAME.search(name):
                     self.trains = True
+                self.defines_forward = self.defines_forward or name == "forward"
+                index = len(self._names)
+                self._names.append(name)
+                self._callees.append(set())
+                if name.startswith("test_"):
+                    self._in_tests.add(index)
+                inner = (functions + (index,), loops, 0, name in _PER_ITEM_FUNCTIONS)
+                stack.extend((child, *inner) for child in ast.iter_child_nodes(node))
+                continue
+            elif kind is ast.Lambda:
+                stack.extend((child, functions, loops, 0, False) for child in ast.iter_child_nodes(node))
+                continue
+            elif kind is ast.ClassDef:
+                stack.extend((child, functions, loops, 0, per_batch) for child in ast.iter_child_nodes(node))
+                continue
+            elif kind is ast.For or kind is ast.AsyncFor or kind is ast.While:
+                self._loop_calls[node] = set()
+                held_out = kind is not ast.While and _names_held_out_data(node.iter)  # type: ignore[attr-defined]
+                self._loops_for_eval.append((node, functions, held_out))
+                inner = (functions, loops + (node,), local_loops + 1, True)
+                stack.extend((child, *inner) for child in ast.iter_child_nodes(node))
+                continue
+            elif kind in _COMPREHENSIONS:
+                held_out = any(_names_held_out_data(g.iter) for g in node.generators)  # type: ignore[attr-defined]
+                self._loops_for_eval.append((node, functions, held_out))
+                per_batch = True
+            elif kind is ast.Attribute:
+                # `torch.cuda.FloatTensor` named anywhere: a call through any alias of it moves data
+                if node.attr.endswith("Tensor") and _last_name(node.value) == "cuda":  # type: ignore[attr-defined]
+                    self.moves = self.moves_whole_value = True
+            elif kind is ast.Constant:
+                self.pins = self.pins or node.value == "pin_memory"  # type: ignore[attr-defined]
+            elif kind is ast.IfExp:
+                self.chooses_by_condition = True
             elif kind is ast.Try or kind.__name__ == "TryStar":
                 self.handles_errors = self.handles_errors or bool(node.handlers)  # type: ignore[attr-defined]
+            stack.extend((child, functions, loops, local_loops, per_batch) for child in ast.iter_child_nodes(node))
 
-    def _call(self, call: ast.Call) -> None:
+    def _call(self, call: ast.Call, here: "_Place", local_loops: int, per_batch: bool) -> None:
+        name = _last_name(call.func)
+        if name:
+            self._called.add(name)
+            for function in here.functions:
+                self._callees[function].add(name)
+            for loop in here.loops:
+                self._loop_calls[loop].add(name)
+        self._model_call(call)
+        if name == "pin_memory" or any(keyword.arg == "pin_memory" for keyword in call.keywords):
+            self.pins = True
+        if name in _SPLITTERS and _splits_a_name(call):
+            self.cuts_batches = True
+        if _may_move(call, name):
+            self.moves = True
+            self.moves_whole_value = self.moves_whole_value or not per_batch
         func = call.func
         if not isinstance(func, ast.Attribute):
             return
         method = func.attr
+        training = backward = False
         if method in BACKWARD_METHODS:
-            self.trains = True
+            training = backward = True
         elif method == "step" and OPTIMIZER_NAME.search(_last_name(func.value)):
-            self.trains = True
+            training = True
         elif method in ("append", "extend"):
             self.appends = True
             if method == "append" and len(call.args) == 1 and not isinstance(call.args[0], ast.Constant):
-                self.accumulates = True
+                self._accumulated(here)
+            if method == "append" and len(call.args) + len(call.keywords) == 1:
+                self._appended(func.value, here, local_loops)
+        elif method in ("eval", "train") and _is_dotted(func.value) and _sets_eval_mode(call):
+            self._mode_calls.append((call, here.functions, (call.lineno, call.col_offset)))
+        elif method == "zero_grad":
+            self._loop_zero_grads.update(here.loops)
+        if method == "step":
+            key = (ast.dump(func.value), ast.dump(call.args[0]) if call.args else "")
+            for function in here.functions:
+                self._function_steps.setdefault(function, set()).add(key)
+            for loop in here.loops:
+                self._loop_steps.setdefault(loop, set()).add(key)
+        if training:
+            self.trains = True
+            self._training_functions.update(self._names[f] for f in here.functions)
+            self._loop_trains.update(here.loops)
+        if backward:
+            self._backward_functions.update(self._names[f] for f in here.functions)
+            self._loop_backward.update(here.loops)
 
+    def _model_call(self, call: ast.Call) -> None:
+        if not any(keyword.arg is None for keyword in call.keywords):
+            return
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr == "forward":
+            func = func.value
+        if isinstance(func, (ast.Name, ast.Attribute)):
+            self.calls_with_kwargs = True
+            self.calls_model_with_kwargs = self.calls_model_with_kwargs or bool(_MODEL_LIKE.search(_last_name(func)))
 
     def _float_or_index_call(self, call: ast.Call) -> None:
         name = _last_name(call.func)
@@ -95,6 +248,158 @@ class Features:
                 self.creates_float = True
             elif keyword.arg in _INDEX_KEYS:
                 self.takes_indices = True
+
+    def _accumulated(self, here: "_Place") -> None:
+        self.accumulates = True
+        self._accumulations.append(here)
+
+    def _assigned(self, node: ast.AST, here: "_Place") -> None:
+        value = node.value  # type: ignore[attr-defined]
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]  # type: ignore[attr-defined]
+        if value is None:
+            return
+        if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub)):
+            self._accumulated(here)
+        elif not isinstance(value, ast.Constant) and any(isinstance(t, ast.Subscript) for t in targets):
+            self._accumulated(here)
+        if here.functions and self._names[here.functions[-1]] == "__init__" and _history_shaped(value):
+            self._history_attributes.update(t.attr for t in targets if _is_self_attribute(t))
+
+    def _appended(self, receiver: ast.AST, here: "_Place", local_loops: int) -> None:
+        """Mirror TL402: an append to ``self.x``/``self.x[k]``, or to a name inside two loops of its own function."""
+        if isinstance(receiver, ast.Subscript):
+            receiver = receiver.value
+        if _is_self_attribute(receiver):
+            self._appended_attributes.setdefault(receiver.attr, []).append(here)  # type: ignore[attr-defined]
+        elif isinstance(receiver, ast.Name) and local_loops >= 2:
+            self._local_appends.append(here)
+
+    # ----- what the walk implies ----------------------------------------------------------
+
+    def _derive(self) -> None:
+        training = _close(self._training_functions, self._names, self._callees)
+        backward = _close(self._backward_functions, self._names, self._callees)
+        training_loops = {loop for loop, calls in self._loop_calls.items() if loop in self._loop_trains or calls & training}
+        backward_loops = {loop for loop, calls in self._loop_calls.items() if loop in self._loop_backward or calls & backward}
+        per_step = {name for name in self._names if STEP_HOOK_NAME.search(name)}
+        per_step.update(name for loop in training_loops for name in self._loop_calls[loop])
+        if self.trains:
+            per_step.update(GENERIC_HOOK_NAMES)
+        per_step = _close_over_callees(per_step, self._names, self._callees)
+
+        def in_step(place: _Place) -> bool:
+            return any(loop in training_loops for loop in place.loops) or any(self._names[f] in per_step for f in place.functions[-1:])
+
+        self.accumulates_per_step = any(map(in_step, self._accumulations))
+        histories = [p for name in self._history_attributes for p in self._appended_attributes.get(name, ())]
+        # a local history grows in a training loop itself (TL402's `_local_growth`), not merely in per-step code
+        in_training_loop = (p for p in self._local_appends if any(loop in training_loops for loop in p.loops))
+        self.grows_history_per_step = any(map(in_step, histories)) or any(in_training_loop)
+        self.loop_may_miss_zero_grad = any(map(self._may_miss_zero_grad, backward_loops))
+        self.evaluates = any(self._may_evaluate(*loop) for loop in self._loops_for_eval)
+        called = self._called | {self._aliases[name] for name in self._called & self._aliases.keys()}
+        self.calls_dataloader = "DataLoader" in called
+        self.calls_amp = not called.isdisjoint(_AMP_APIS)
+        self.reads_whole_file = not called.isdisjoint(_FILE_READERS)
+        self.builds_tf_pipeline = not called.isdisjoint(_TF_PIPELINES)
+
+    def _may_miss_zero_grad(self, loop: ast.AST) -> bool:
+        """Mirror TL405: a loop that runs a backward and steps something, unless it steps one thing (so one
+        optimizer at most) and calls a ``zero_grad()`` itself (with one optimizer, any ``zero_grad`` clears)."""
+        reached = _close_over_callees(self._loop_calls[loop], self._names, self._callees)
+        steps = set(self._loop_steps.get(loop, ()))
+        for function, name in enumerate(self._names):
+            if name in reached:
+                steps |= self._function_steps.get(function, set())
+        return bool(steps) and not (len(steps) == 1 and loop in self._loop_zero_grads)
+
+    def _may_evaluate(self, loop: ast.AST, functions: Tuple[int, ...], held_out: bool) -> bool:
+        """Mirror TL404: a loop outside a ``test_*`` function over held-out data, or after or around a ``.eval()``
+        in its own function."""
+        if any(f in self._in_tests for f in functions):
+            return False
+        if held_out:
+            return True
+        start = (loop.lineno, loop.col_offset)  # type: ignore[attr-defined]
+        end = (loop.end_lineno, loop.end_col_offset)  # type: ignore[attr-defined]
+        return any(
+            (position <= start and around[-1:] == functions[-1:]) or start <= position <= end
+            for _, around, position in self._mode_calls
+        )
+
+def _close(names: Set[str], functions: List[str], callees: List[Set[str]]) -> Set[str]:
+    """``names`` and the names of every function that calls one of them, transitively."""
+    found = set(names)
+    changed = bool(found)
+    while changed:
+        added = {name for name, called in zip(functions, callees) if name not in found and called & found}
+        found |= added
+        changed = bool(added)
+    return found
+
+
+def _close_over_callees(names: Set[str], functions: List[str], callees: List[Set[str]]) -> Set[str]:
+    """``names`` and every name that a function so named calls, transitively."""
+    found = set(names)
+    changed = True
+    while changed:
+        reached = set().union(*(called for name, called in zip(functions, callees) if name in found))
+        changed = not reached <= found
+        found |= reached
+    return found
+
+
+def _names_held_out_data(iterable: ast.AST) -> bool:
+    """A name in ``iterable`` that TL404 reads as a held-out loader, or a held-out split as a key (``loaders["val"]``)."""
+    for node in ast.walk(iterable):
+        if isinstance(node, (ast.Name, ast.Attribute)) and HELD_OUT_LOADER_NAME.match(_last_name(node)):
+            return True
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and HELD_OUT_SPLIT.match(node.value):
+            return True
+    return False
+
+
+def _may_move(call: ast.Call, name: str) -> bool:
+    """What TL101-TL103 may take for a move to an accelerator: ``x.to(...)``, ``x.cuda()``, a ``device=``,
+    a tensor type called (``torch.cuda.FloatTensor(...)``, or ``Tensor(...)`` after ``Tensor = torch.cuda.FloatTensor``)."""
+    if name.endswith("Tensor") or (isinstance(call.func, ast.Attribute) and name in ("to", "cuda")):
+        return True
+    return any(keyword.arg == "device" for keyword in call.keywords)
+
+
+def _splits_a_name(call: ast.Call) -> bool:
+    """``x.split(...)`` or ``chunk(x, ...)`` with ``x`` a name or an attribute, as TL103's ``_split_into_batches``."""
+    named = (ast.Name, ast.Attribute)
+    return (isinstance(call.func, ast.Attribute) and isinstance(call.func.value, named)) or (
+        bool(call.args) and isinstance(call.args[0], named)
+    )
+
+
+def _is_dotted(node: ast.AST) -> bool:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+def _sets_eval_mode(call: ast.Call) -> bool:
+    """``m.eval()``, or ``m.train(False)`` (any ``False`` among its arguments, to stay a superset)."""
+    arguments: List[ast.AST] = [*call.args, *(k.value for k in call.keywords)]
+    if call.func.attr == "eval":  # type: ignore[attr-defined]
+        return not arguments
+    return any(isinstance(a, ast.Constant) and a.value is False for a in arguments)
+
+
+def _history_shaped(value: ast.AST) -> bool:
+    """Mirror TL402's ``_history_shape``, wider: an empty list, ``list()``, any dict (comprehension) or ``defaultdict``."""
+    if isinstance(value, ast.List):
+        return not value.elts
+    if isinstance(value, (ast.Dict, ast.DictComp)):
+        return True
+    return isinstance(value, ast.Call) and _last_name(value.func) in ("list", "defaultdict")
+
+
+def _is_self_attribute(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
 
 
 def _is_index_key(node: object) -> bool:

@@ -20,6 +20,9 @@ OPTIMIZER_NAME = re.compile(r"(optim|opt$|optimizer|scaler)", re.IGNORECASE)
 # diffusers' pipelines define the first in 135 files, none of them training.
 STEP_HOOK_NAME = re.compile(r"(^|_)step(_(end|begin|start))?$|^on_\w*batch\w*$")
 
+# ``log``/``update`` run per step only in a module that trains; elsewhere those names mean anything.
+GENERIC_HOOK_NAMES = frozenset({"log", "update"})
+
 # Splits of held-out data, and the names of their loaders: `val_loader`, `valid_dl`, `testloader`, `loader_val`,
 # `self.val_dataloader()`, `loaders["val"]`. The analyses match a whole name; the registry's trigger finds one in text.
 HELD_OUT_SPLITS = r"val|valid|validation|test|eval|dev"

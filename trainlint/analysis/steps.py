@@ -51,7 +51,7 @@ from trainlint.analysis.graph_values import MODEL_NAME
 from trainlint.analysis.imports import dotted
 from trainlint.analysis.names import ASSIGN, WITH, Names
 from trainlint.analysis.walk import walk
-from trainlint.step_words import HELD_OUT_LOADER_NAME, HELD_OUT_SPLIT, STEP_HOOK_NAME
+from trainlint.step_words import GENERIC_HOOK_NAMES, HELD_OUT_LOADER_NAME, HELD_OUT_SPLIT, STEP_HOOK_NAME
 
 if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
@@ -66,7 +66,6 @@ ITERATION_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqd
 # A name that says "loader" is trusted where no binding shows one (a loader handed in as a parameter).
 LOADER_NAME = re.compile(r"(loader|dataloader|(^|_)dl$|batches$)", re.IGNORECASE)
 LOADER_FACTORIES = ("DataLoader",)
-GENERIC_HOOK_NAMES = frozenset({"log", "update"})
 # Methods of a model that run no forward pass (`model.generate` of Hugging Face runs under no_grad itself).
 NOT_FORWARD = frozenset({
     "eval", "train", "to", "cpu", "cuda", "half", "float", "double", "state_dict", "load_state_dict", "parameters",
