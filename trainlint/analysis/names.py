@@ -72,16 +72,6 @@ Mapping from the binding models this replaces (to be ported onto this one):
   ``Binding.element`` -> ``Binding.path`` (placement pairs ``a, b = x, y``
   element-wise; here ``value`` is the whole right-hand side and ``path``
   indexes it, :meth:`Names.bound_value` gives the element).
-* ``batch_keys._Binding``/``_scope_bindings``: ``_bindings(name, at)`` ->
-  :meth:`Names.reaching` (kinds ``value``/``for``/``param``/``other`` ->
-  ``Binding.value`` set/FOR/PARAMETER/the others); ``_argument_for`` ->
-  :meth:`Names.argument_for`; ``_calls_of`` -> :meth:`Names.calls_of`;
-  ``_function_named``/``_class_named``/``_definition`` ->
-  :meth:`Names.resolve_callable`; ``_method`` (own or inherited) ->
-  :meth:`Names.method`; ``_is_method`` -> :meth:`Names.method_class`;
-  ``_positional_parameters``/``_data_parameters`` -> :meth:`Names.parameters`;
-  ``_function_returns`` -> :meth:`Names.returns`; ``_instantiated_class`` ->
-  :meth:`Names.instance_classes`.
 * ``devices_in_use._assignment_pairs``/``_block_targets``/``_values_at``:
   the values that may reach a use and whether one surely does ->
   :meth:`Names.reaching` and :meth:`Names.surely_bound`; ``_class_attribute_values`` ->
@@ -1185,3 +1175,24 @@ class Names:
             return None
         positional = [*function.params.posonly_params, *function.params.params]  # type: ignore[attr-defined]
         return positional[0] if positional else None
+
+
+def passed_argument(call: cst.Call, keyword: str, position: Optional[int] = None) -> Optional[cst.BaseExpression]:
+    """What ``call`` passes for the parameter ``keyword`` (the ``position``-th positional one, counted from 0)
+    of a callee this module does not define, whose signature a rule knows: ``DataLoader(ds)`` or
+    ``DataLoader(dataset=ds)``. None when it is not passed, or may hide behind ``*args``.
+
+    For a same-module callee, :meth:`Names.argument_for` reads the signature itself.
+    """
+    for argument in call.args:
+        if argument.keyword is not None and argument.keyword.value == keyword:
+            return argument.value
+    if position is None:
+        return None
+    positional: List[cst.BaseExpression] = []
+    for argument in call.args:
+        if argument.star:
+            break  # ``*args`` (or ``**kwargs``, after every positional argument): later positions unknown
+        if argument.keyword is None:
+            positional.append(argument.value)
+    return positional[position] if position < len(positional) else None
