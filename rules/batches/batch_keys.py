@@ -554,9 +554,10 @@ class BatchKeys:
     # ----- models -------------------------------------------------------------
 
     def _instantiated_class(self, model: cst.BaseExpression, visiting: Visiting) -> object:
-        """The class defined here that every binding of ``model`` instantiates; else ``_UNKNOWN``.
+        """The class defined here that every binding reaching ``model`` instantiates; else ``_UNKNOWN``.
 
-        ``None`` when the name refers back to itself (``model = model.to(device)``).
+        A binding met again while it is being followed (``model = model.to(device)``
+        in a loop) says nothing: ``None`` when there is no other.
         """
         if dotted(model) is None:
             return _UNKNOWN
