@@ -602,3 +602,21 @@ def test_a_collate_returning_tokenizer_pad_keeps_the_index() -> None:
     assert len(found) == 1 and "'idx' (the row index" in found[0] and "'labels'" not in found[0]
     assert not messages(PAD_COLLATE.replace("REMOVED", '["idx", "sentence1", "sentence2"]'))
     assert not messages(kept.replace("tokenizer.pad(examples,", "pad_batch(examples,"))
+
+
+def test_a_model_read_through_a_property_of_a_base_class_is_still_a_model() -> None:
+    source = DATASET + textwrap.dedent(
+        """
+        class Base:
+            @property
+            def model(self):
+                return self._model
+
+        class Trainer(Base):
+            def fit(self):
+                for batch in loader:
+                    self.model(**batch)
+        """
+    )
+    found = messages(source)
+    assert len(found) == 1 and "'idx'" in found[0]

@@ -183,8 +183,14 @@ class BatchKeys:
         return bool(MODEL_NAME.search(name.rsplit(".", 1)[-1])) or self._model_class_defined_here(callee)
 
     def _names_code(self, callee: cst.BaseExpression) -> bool:
-        """A function, method, class or import: calling it runs no model's ``forward`` (``log_model_inputs(**b)``)."""
-        return any(binding.kind in (DEF, CLASS, IMPORT) for binding in self.names.reaching(callee))
+        """A function, method, class or import: calling it runs no model's ``forward`` (``log_model_inputs(**b)``).
+
+        Not a property (``self.model`` read through ``@property def model``), which holds a value.
+        """
+        return any(
+            binding.kind in (CLASS, IMPORT) or (binding.kind == DEF and not _is_property(binding.node))  # type: ignore[arg-type]
+            for binding in self.names.reaching(callee)
+        )
 
     def _model_class_defined_here(self, callee: cst.BaseExpression) -> bool:
         model_class = self._instantiated_class(callee, frozenset())
@@ -686,6 +692,10 @@ class BatchKeys:
             if name is not None:
                 found.setdefault(name, []).append((method, mutated))
         return found
+
+
+def _is_property(function: cst.FunctionDef) -> bool:
+    return any((dotted(d.decorator) or "").rsplit(".", 1)[-1] in ("property", "cached_property") for d in function.decorators)
 
 
 def _intersect(maps: Iterable[Bound]) -> Bound:
