@@ -471,6 +471,25 @@ def test_argument_for(source, call, function, parameter, expected):
     assert _argument(source, call, function, parameter) == expected
 
 
+@pytest.mark.parametrize(
+    "call, keyword, position, expected",
+    [
+        ("DataLoader(ds, batch_size=8)", "dataset", 0, "ds"),
+        ("DataLoader(batch_size=8, dataset=ds)", "dataset", 0, "ds"),
+        ("DataLoader(ds, collate_fn=collate)", "collate_fn", None, "collate"),
+        ("DataLoader(ds)", "collate_fn", None, "<none>"),
+        ("load_dataset('glue', 'sst2')", "name", 1, "'sst2'"),
+        ("load_dataset('glue')", "name", 1, "<none>"),
+        ("DataLoader(*args, ds)", "dataset", 0, "<none>"),
+        ("DataLoader(ds, **options)", "dataset", 0, "ds"),
+    ],
+)
+def test_passed_argument_reads_a_known_signature(call, keyword, position, expected):
+    facts, _ = model(call + "\n")
+    found = n.passed_argument(facts.nodes(cst.Call)[0], keyword, position)
+    assert (facts.code(found) if found is not None else "<none>") == expected
+
+
 def test_returns_are_the_function_own_and_a_lambda_body():
     facts, names = model("def f(x):\n    def g():\n        return 1\n    if x:\n        return x\n    return\n")
     f = facts.module.body[0]

@@ -157,6 +157,33 @@ def test_collate_copying_every_key_with_a_comprehension_keeps_the_evidence() -> 
     assert len(found) == 1 and "'idx'" in found[0]
 
 
+COLLATORS = """
+from torch.utils.data import default_collate
+
+class Collator:
+    def __call__(self, items):
+        return {COLLATED}
+
+def make_collate():
+    def collate(items):
+        return {COLLATED}
+    return collate
+"""
+
+
+@pytest.mark.parametrize("collate_fn", ["Collator()", "make_collate()"], ids=["collator-instance", "factory-closure"])
+@pytest.mark.parametrize(
+    "collated, reported",
+    [("default_collate(items)", True), ("{'input_ids': torch.stack([i['input_ids'] for i in items])}", False)],
+    ids=["copies-every-key", "explicit-keys"],
+)
+def test_a_collate_callable_is_followed_to_the_function_the_loader_calls(collate_fn: str, collated: str, reported: bool) -> None:
+    source = DATASET.replace("batch_size=4)", f"batch_size=4, collate_fn={collate_fn})")
+    source = source.replace("loader = ", COLLATORS.replace("{COLLATED}", collated) + "\nloader = ")
+    found = messages(source + "for batch in loader:\n    model(**batch)\n")
+    assert (len(found) == 1 and "'idx'" in found[0]) if reported else not found
+
+
 @pytest.mark.parametrize(
     "loop",
     [
@@ -575,3 +602,21 @@ def test_a_collate_returning_tokenizer_pad_keeps_the_index() -> None:
     assert len(found) == 1 and "'idx' (the row index" in found[0] and "'labels'" not in found[0]
     assert not messages(PAD_COLLATE.replace("REMOVED", '["idx", "sentence1", "sentence2"]'))
     assert not messages(kept.replace("tokenizer.pad(examples,", "pad_batch(examples,"))
+
+
+def test_a_model_read_through_a_property_of_a_base_class_is_still_a_model() -> None:
+    source = DATASET + textwrap.dedent(
+        """
+        class Base:
+            @property
+            def model(self):
+                return self._model
+
+        class Trainer(Base):
+            def fit(self):
+                for batch in loader:
+                    self.model(**batch)
+        """
+    )
+    found = messages(source)
+    assert len(found) == 1 and "'idx'" in found[0]

@@ -5,10 +5,10 @@ module itself shows. Key sets are *lower bounds*: a key is listed only when
 every way the module builds the batch puts it there. Whatever cannot be
 followed (a tokenizer call, a library collator, a filtered dict comprehension,
 ``batch.pop(name)``) contributes no key, so a rule built on this stays silent
-instead of guessing. A name resolves to the one binding that reaches its use
-when the enclosing blocks show it (straight-line code, a ``for`` target at the
-top of its body); otherwise every binding of the name in its function (else
-the module; ``self.x`` across the class) must agree.
+instead of guessing. Names are followed through
+:class:`~trainlint.analysis.names.Names`: every binding that may reach a use
+(flow-sensitively; ``self.x`` across the class and its same-module bases) must
+agree, so a key counts only when each of them carries it.
 
 Where keys come from:
 
@@ -41,14 +41,18 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterable, Iterator, List, NamedTuple, Optional, Set, Tuple, Union
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Set, Tuple, Union
 
 import libcst as cst
 
 from trainlint.analysis import walk
-from trainlint.analysis.classes import enclosing_class
 from trainlint.analysis.imports import dotted
+from trainlint.analysis.names import (
+    ANNOTATED, ASSIGN, CLASS, DEF, FOR, IMPORT, KEYWORD_ONLY, PARAMETER, POSITIONAL, VAR_KEYWORD, WALRUS,
+    Binding, Names, Parameter, passed_argument,
+)
 from trainlint.analysis.steps import TrainingLoops
+from trainlint.analysis.values import string_value
 
 if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
@@ -119,11 +123,13 @@ class KeyOrigin(NamedTuple):
 
 
 KeyMap = Dict[str, KeyOrigin]
-# ``None`` means "no constraint": a binding that refers back to the name being
-# resolved (``batch = {k: v.to(d) for k, v in batch.items()}``) keeps the keys
-# that the other bindings give, so it is left out of the intersection.
+# ``None`` means "no constraint": a binding reached again while it is being
+# followed (``batch = {k: v.to(d) for k, v in batch.items()}`` carried round a
+# loop) keeps the keys that the other bindings give, so it is left out of the
+# intersection.
 Bound = Optional[KeyMap]
-Visiting = FrozenSet[Tuple[str, cst.CSTNode]]
+Visiting = FrozenSet[Binding]
+_VALUED = (ASSIGN, ANNOTATED, WALRUS)  # bindings whose bound expression is what the name holds
 _UNKNOWN = object()
 
 
@@ -142,21 +148,12 @@ class ForwardSignature(NamedTuple):
         return self.exhaustive and not self.accepts(key)
 
 
-class _Binding(NamedTuple):
-    """One way ``name`` gets a value: ``value`` (an expression), ``for`` (a loop), ``param``, ``other``."""
-
-    name: str
-    kind: str
-    node: cst.CSTNode
-    function: Optional[cst.FunctionDef] = None  # the function that owns a parameter
-
-
 class BatchKeys:
     """Batch keys and ``forward`` signatures for one module (see the module docstring)."""
 
     def __init__(self, facts: "ModuleFacts") -> None:
         self.facts = facts
-        self._scopes: Dict[cst.CSTNode, Dict[str, List[_Binding]]] = {}
+        self.names = facts.fact(Names)
 
     def keys(self, expression: cst.BaseExpression) -> KeyMap:
         """The keys ``expression`` (the ``X`` of ``f(**X)``) provably carries; empty when unknown."""
@@ -165,16 +162,14 @@ class BatchKeys:
     def forward_signature(self, model: cst.BaseExpression) -> Optional[ForwardSignature]:
         """``forward``'s keyword parameters when ``model`` is an instance of a class defined here."""
         model_class = self._instantiated_class(model, frozenset())
-        if not isinstance(model_class, cst.ClassDef) or self._method(model_class, "__call__") is not None:
+        if not isinstance(model_class, cst.ClassDef) or self.names.method(model_class, "__call__") is not None:
             return None
-        forward = self._method(model_class, "forward")
+        forward = self.names.method(model_class, "forward")
         if forward is None:
             return None
-        positional = _positional_parameters(forward)
-        receiver = positional[0] if positional else None
-        by_keyword = list(forward.params.params) + list(forward.params.kwonly_params)
-        names = frozenset(p.name.value for p in by_keyword if p is not receiver)
-        var_keyword = isinstance(forward.params.star_kwarg, cst.Param)
+        parameters = self.names.parameters(forward)
+        names = frozenset(p.name for p in parameters if p.kind in (POSITIONAL, KEYWORD_ONLY) and p.position != 0)  # not ``self``
+        var_keyword = any(p.kind == VAR_KEYWORD for p in parameters)
         return ForwardSignature(model_class.name.value, names, var_keyword, exhaustive=not forward.decorators)
 
     def is_model_like(self, callee: cst.BaseExpression) -> bool:
@@ -183,20 +178,23 @@ class BatchKeys:
         Never a name bound to a ``def``, a ``class`` or an import, whatever it is called.
         """
         name = dotted(callee)
-        if name is None or self._names_code(name, callee):
+        if name is None or self._names_code(callee):
             return False
         return bool(MODEL_NAME.search(name.rsplit(".", 1)[-1])) or self._model_class_defined_here(callee)
 
-    def _names_code(self, name: str, callee: cst.BaseExpression) -> bool:
-        """A function, method, class or import: calling it runs no model's ``forward`` (``log_model_inputs(**b)``)."""
-        code = (cst.FunctionDef, cst.ClassDef, cst.ImportAlias)
-        return self._function_named(callee) is not None or any(
-            isinstance(binding.node, code) for binding in self._bindings(name, callee)
+    def _names_code(self, callee: cst.BaseExpression) -> bool:
+        """A function, method, class or import: calling it runs no model's ``forward`` (``log_model_inputs(**b)``).
+
+        Not a property (``self.model`` read through ``@property def model``), which holds a value.
+        """
+        return any(
+            binding.kind in (CLASS, IMPORT) or (binding.kind == DEF and not _is_property(binding.node))  # type: ignore[arg-type]
+            for binding in self.names.reaching(callee)
         )
 
     def _model_class_defined_here(self, callee: cst.BaseExpression) -> bool:
         model_class = self._instantiated_class(callee, frozenset())
-        return isinstance(model_class, cst.ClassDef) and self._method(model_class, "forward") is not None
+        return isinstance(model_class, cst.ClassDef) and self.names.method(model_class, "forward") is not None
 
     # ----- batches ------------------------------------------------------------
 
@@ -249,45 +247,53 @@ class BatchKeys:
         if loader is not None:
             return self._loader_keys(loader, visiting)
         helper = self._function_named(func)
-        return self._keys(first.value, visiting) if helper is not None and self._moves_every_key(helper) else {}
+        if helper is None or not self._moves_every_key(helper):
+            return {}
+        batch = self.names.argument_for(call, helper, self._data_parameters(helper)[0].node)
+        return self._keys(batch, visiting) if batch is not None else {}
 
-    def _binding_keys(self, binding: _Binding, visiting: Visiting) -> Bound:
-        if binding.kind == "value":
-            return self._keys(binding.node, visiting)  # type: ignore[arg-type]
-        if binding.kind == "for":
-            loop = self.facts.fact(TrainingLoops).loop_of(binding.node)  # type: ignore[arg-type]
+    def _binding_keys(self, binding: Binding, visiting: Visiting) -> Bound:
+        value = self._bound_value(binding)
+        if value is not None:
+            return self._keys(value, visiting)
+        if binding.kind == FOR:
+            loop = self.facts.fact(TrainingLoops).loop_of(binding.statement)  # type: ignore[arg-type]
             if loop is not None and loop.loader is not None and dotted(loop.batch) == binding.name:
                 return self._loader_keys(loop.loader, visiting)
-        if binding.kind == "param" and binding.function is not None:
-            return self._argument_keys(binding.function, binding.node, visiting)  # type: ignore[arg-type]
+        if binding.kind == PARAMETER and type(binding.statement) is cst.FunctionDef:
+            return self._argument_keys(binding.statement, binding.node, visiting)  # type: ignore[arg-type]
         return {}
 
     def _argument_keys(self, function: cst.FunctionDef, parameter: cst.Param, visiting: Visiting) -> Bound:
         """Keys of what every call of ``function`` in this module passes as ``parameter``."""
-        arguments = [self._argument_for(function, parameter, call) for call in self._calls_of(function)]
+        arguments = [self.names.argument_for(call, function, parameter) for call in self.names.calls_of(function)]
         if not arguments or None in arguments:
             return {}
         return _intersect(self._keys(argument, visiting) for argument in arguments)  # type: ignore[arg-type]
 
-    def _argument_for(self, function: cst.FunctionDef, parameter: cst.Param, call: cst.Call) -> Optional[cst.BaseExpression]:
-        if any(argument.star for argument in call.args):
+    def _bound_value(self, binding: Binding) -> Optional[cst.BaseExpression]:
+        """What an assignment binds the name to: :meth:`Names.bound_value`, and for
+        ``model, loader = accelerator.prepare(model, loader)`` the object passed in the name's place."""
+        if binding.kind not in _VALUED:
             return None
-        for argument in call.args:
-            if argument.keyword is not None and argument.keyword.value == parameter.name.value:
-                return argument.value
-        parameters = _positional_parameters(function)
-        if parameter not in parameters:
+        value = self.names.bound_value(binding)
+        if value is not None or len(binding.path) != 1 or binding.starred or binding.value is None:
+            return value
+        arguments = _prepare_arguments(binding.value)
+        target = next(
+            (t.target for t in getattr(binding.statement, "targets", ()) if self.names.contains(t.target, binding.node)), None
+        )
+        if arguments is None or not isinstance(target, (cst.Tuple, cst.List)) or len(target.elements) != len(arguments):
             return None
-        bound_self = self._is_method(function) and isinstance(call.func, cst.Attribute)
-        index = parameters.index(parameter) - (1 if bound_self else 0)
-        positional = [argument.value for argument in call.args if argument.keyword is None]
-        return positional[index] if 0 <= index < len(positional) else None
+        if any(isinstance(element, cst.StarredElement) for element in target.elements):
+            return None
+        return arguments[binding.path[0]]
 
     def _without_removed_keys(self, name: str, keys: Bound) -> Bound:
         """Drop what ``name.pop("k")`` or ``del name["k"]`` anywhere in the module removes."""
         if not keys:
             return keys
-        for method, node in self._walk.mutations.get(name, ()):
+        for method, node in self._mutations.get(name, ()):
             if method in ("popitem", "clear"):
                 return {}
             if method in ("pop", "__delitem__"):
@@ -300,11 +306,11 @@ class BatchKeys:
     def _moves_every_key(self, function: cst.FunctionDef) -> bool:
         """A helper returning ``{k: f(v) for k, v in batch.items()}`` for its batch parameter."""
         parameters = self._data_parameters(function)
-        returns = _function_returns(function)
+        returns = self.names.returns(function)
         if not parameters or any(isinstance(value, cst.Dict) for value in returns):
             return False
         mappings = [_iterated_mapping(value) for value in returns if isinstance(value, cst.DictComp)]
-        batch = parameters[0].name.value
+        batch = parameters[0].name
         return bool(mappings) and all(m is not None and dotted(m) == batch for m in mappings)
 
     # ----- loaders and collate functions ---------------------------------------
@@ -319,15 +325,17 @@ class BatchKeys:
             return self._resolve(loader, visiting, self._loader_binding_keys, unbound=lambda: self._module_loader_keys)
         return {}
 
-    def _loader_binding_keys(self, binding: _Binding, visiting: Visiting) -> Bound:
-        if binding.kind == "value":
-            return self._loader_keys(binding.node, visiting)  # type: ignore[arg-type]
-        return self._module_loader_keys if binding.kind == "param" else {}
+    def _loader_binding_keys(self, binding: Binding, visiting: Visiting) -> Bound:
+        value = self._bound_value(binding)
+        if value is not None:
+            return self._loader_keys(value, visiting)
+        return self._module_loader_keys if binding.kind == PARAMETER else {}
 
     @functools.cached_property
     def _module_loader_keys(self) -> KeyMap:
         """For a loader handed in from elsewhere: the keys every DataLoader built in this module carries."""
-        built = [self._dataloader_keys(call, frozenset()) for call in self._walk.calls if self._is_dataloader(call)]
+        calls = self.facts.nodes(cst.Call)
+        built = [self._dataloader_keys(call, frozenset()) for call in calls if self._is_dataloader(call)]  # type: ignore[arg-type]
         return _intersect(built) or {}
 
     def _is_dataloader(self, call: cst.Call) -> bool:
@@ -335,9 +343,8 @@ class BatchKeys:
         return callee.rsplit(".", 1)[-1] == "DataLoader"
 
     def _dataloader_keys(self, call: cst.Call, visiting: Visiting) -> Bound:
-        positional = [a.value for a in call.args if a.keyword is None and not a.star]
-        dataset = _keyword_argument(call, "dataset") or (positional[0] if positional else None)
-        collate = _keyword_argument(call, "collate_fn")
+        dataset = passed_argument(call, "dataset", 0)
+        collate = passed_argument(call, "collate_fn")
         items = self._dataset_keys(dataset, visiting) if dataset is not None else {}
         if collate is None or self.facts.qualified_name(collate) in DEFAULT_COLLATES:
             return items
@@ -351,9 +358,8 @@ class BatchKeys:
         """The name in :data:`PASS_THROUGH_COLLATORS` of ``collate``: the function, an instance built in the
         argument, or a name bound only to one of those."""
         if isinstance(collate, cst.Name):
-            bindings = self._bindings(collate.value, collate)
-            if len(bindings) == 1 and bindings[0].kind == "value":
-                collate = bindings[0].node  # type: ignore[assignment]
+            bindings = self.names.reaching(collate)
+            collate = (self._bound_value(bindings[0]) if len(bindings) == 1 else None) or collate
         if isinstance(collate, cst.Call):
             collate = collate.func
         qualified = self.facts.qualified_name(collate) or ""
@@ -362,7 +368,7 @@ class BatchKeys:
 
     def _collate_keys(self, function: cst.FunctionDef, items: KeyMap) -> KeyMap:
         """All item keys for a collate that copies every key, else the keys of the dict it returns."""
-        returns = _function_returns(function)
+        returns = self.names.returns(function)
         if self._pads_with_tokenizer(function, returns):
             return _passed_through(items, "pad") or {}
         if self._copies_every_key(function):
@@ -379,7 +385,7 @@ class BatchKeys:
         parameters = self._data_parameters(function)
         if not parameters or not returns:
             return False
-        items = parameters[0].name.value
+        items = parameters[0].name
         return all(
             isinstance(value, cst.Call)
             and isinstance(value.func, cst.Attribute)
@@ -392,21 +398,20 @@ class BatchKeys:
         )
 
     def _is_tokenizer(self, receiver: cst.BaseExpression) -> bool:
-        """Bound to ``<...Tokenizer...>.from_pretrained(...)``; where no binding is in sight (one in an enclosing
-        function, which this lookup does not see: port to trainlint.analysis.names), named like a tokenizer."""
+        """Bound to ``<...Tokenizer...>.from_pretrained(...)`` by every binding that reaches it; where none
+        is in sight (``args.tokenizer``, a name from another module), named like a tokenizer."""
         name = dotted(receiver)
         if name is None:
             return False
-        bindings = self._bindings(name, receiver)
-        if not bindings:
+        values = [self._bound_value(binding) for binding in self.names.reaching(receiver)]
+        if not values:
             return bool(TOKENIZER_NAME.search(name.rsplit(".", 1)[-1]))
         return all(
-            binding.kind == "value"
-            and isinstance(binding.node, cst.Call)
-            and isinstance(binding.node.func, cst.Attribute)
-            and binding.node.func.attr.value == "from_pretrained"
-            and "Tokenizer" in (dotted(binding.node.func.value) or "")
-            for binding in bindings
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value == "from_pretrained"
+            and "Tokenizer" in (dotted(value.func.value) or "")
+            for value in values
         )
 
     def _copies_every_key(self, function: cst.FunctionDef) -> bool:
@@ -414,8 +419,8 @@ class BatchKeys:
         parameters = self._data_parameters(function)
         if not parameters:
             return False
-        items = parameters[0].name.value
-        returns = _function_returns(function)
+        items = parameters[0].name
+        returns = self.names.returns(function)
         for value in returns:
             if isinstance(value, cst.Call) and self.facts.qualified_name(value.func) in DEFAULT_COLLATES:
                 return True
@@ -445,21 +450,22 @@ class BatchKeys:
             return self._dataset_keys(dataset.value, visiting)  # one split of a DatasetDict
         return {}
 
-    def _dataset_binding_keys(self, binding: _Binding, visiting: Visiting) -> Bound:
-        return self._dataset_keys(binding.node, visiting) if binding.kind == "value" else {}  # type: ignore[arg-type]
+    def _dataset_binding_keys(self, binding: Binding, visiting: Visiting) -> Bound:
+        value = self._bound_value(binding)
+        return self._dataset_keys(value, visiting) if value is not None else {}
 
     def _item_keys(self, dataset_class: cst.ClassDef) -> KeyMap:
         """Keys of the dict that every ``return`` of the class's ``__getitem__`` builds."""
-        getitem = self._method(dataset_class, "__getitem__")
+        getitem = self.names.method(dataset_class, "__getitem__")
         parameters = self._data_parameters(getitem) if getitem is not None else []
         if getitem is None or not parameters:
             return {}
-        index = parameters[0].name.value
+        index = parameters[0].name
         where = f"{dataset_class.name.value}.__getitem__"
         maps = []
-        for value in _function_returns(getitem):
+        for value in self.names.returns(getitem):
             built = value.value if isinstance(value, cst.Name) else None  # ``item = {...}; ...; return item``
-            entries = _dict_built_in(getitem, built) if built else _dict_entries(value)
+            entries = self._dict_built_in(getitem, built) if built else _dict_entries(value)
             keys = {key: self._element_origin(where, item, index) for key, item in entries or []}
             maps.append(self._without_removed_keys(built, keys) if built else keys)
         return _intersect(maps) or {}
@@ -467,11 +473,10 @@ class BatchKeys:
     def _element_origin(self, where: str, value: cst.BaseExpression, index: str) -> KeyOrigin:
         """As :func:`_origin`; also ``self.paths[idx]`` where every ``self.paths = ...`` lists file names."""
         origin = _origin(where, value, index)
-        if origin.not_a_model_input or not isinstance(value, cst.Subscript):
+        if origin.not_a_model_input or not isinstance(value, cst.Subscript) or not isinstance(value.value, cst.Attribute):
             return origin
-        name = dotted(value.value) or ""
-        bindings = self._bindings(name, value) if name.startswith("self.") else []
-        if bindings and all(b.kind == "value" and self._lists_file_names(b.node) for b in bindings):  # type: ignore[arg-type]
+        listed = [self._bound_value(binding) for binding in self.names.reaching(value.value)]
+        if listed and all(v is not None and self._lists_file_names(v) for v in listed):
             return _origin_of_reason(where, "a file path")
         return origin
 
@@ -496,14 +501,13 @@ class BatchKeys:
             return isinstance(expression.func, cst.Attribute) and self._is_hf_dataset(expression.func.value, visiting)
         if isinstance(expression, cst.Subscript):
             return self._is_hf_dataset(expression.value, visiting)
-        name = dotted(expression)
-        key = (name or "", self._scope_of(expression))
-        if name is None or key in visiting:
+        if dotted(expression) is None:
             return False
-        return any(
-            b.kind == "value" and self._is_hf_dataset(b.node, visiting | {key})  # type: ignore[arg-type]
-            for b in self._bindings(name, expression)
-        )
+        for binding in self.names.reaching(expression):
+            value = self._bound_value(binding) if binding not in visiting else None
+            if value is not None and self._is_hf_dataset(value, visiting | {binding}):
+                return True
+        return False
 
     def _hf_method_keys(self, call: cst.Call, visiting: Visiting) -> Bound:
         method = call.func.attr.value  # type: ignore[attr-defined]
@@ -511,7 +515,7 @@ class BatchKeys:
         if method in HF_KEEP_COLUMNS or (method == "with_format" and not _formats_selected_columns(call)):
             return self._dataset_keys(source, visiting)
         if method == "rename_column":
-            names = [_string_value(argument.value) for argument in call.args]
+            names = [string_value(argument.value) for argument in call.args]
             if len(names) != 2 or None in names:
                 return {}
             keys = self._dataset_keys(source, visiting) or {}  # renaming its own name's columns: no bound kept
@@ -528,17 +532,17 @@ class BatchKeys:
     def _columns_read(self, function: cst.BaseExpression) -> KeyMap:
         """Columns a ``.map`` function reads from its batch; those it hands to a tokenizer are raw text."""
         if isinstance(function, cst.Lambda):
-            parameters, body, where = list(function.params.params), function.body, "the map lambda"
+            parameters, body, where = self._data_parameters(function), function.body, "the map lambda"
             returns: List[cst.BaseExpression] = [function.body]
         else:
             defined = self._function_named(function)
             if defined is None:
                 return {}
             parameters, body, where = self._data_parameters(defined), defined.body, f"{defined.name.value}()"
-            returns = _function_returns(defined)
+            returns = self.names.returns(defined)
         if not parameters:
             return {}
-        reader = _ColumnReader(parameters[0].name.value)
+        reader = _ColumnReader(parameters[0].name)
         walk.visit(body, reader)
         overwritten = {key for value in returns for key, _ in _dict_entries(value) or []}
         return {
@@ -550,30 +554,31 @@ class BatchKeys:
         """``dataset.set_format(columns=[...])`` or ``set_transform`` anywhere: other columns never come out."""
         return any(
             method == "set_transform" or (method == "set_format" and _formats_selected_columns(node))  # type: ignore[arg-type]
-            for method, node in self._walk.mutations.get(dotted(dataset) or "", ())
+            for method, node in self._mutations.get(dotted(dataset) or "", ())
         )
 
     # ----- models -------------------------------------------------------------
 
     def _instantiated_class(self, model: cst.BaseExpression, visiting: Visiting) -> object:
-        """The class defined here that every binding of ``model`` instantiates; else ``_UNKNOWN``.
+        """The class defined here that every binding reaching ``model`` instantiates; else ``_UNKNOWN``.
 
-        ``None`` when the name refers back to itself (``model = model.to(device)``).
+        A binding met again while it is being followed (``model = model.to(device)``
+        in a loop) says nothing: ``None`` when there is no other.
         """
-        name = dotted(model)
-        if name is None:
+        if dotted(model) is None:
             return _UNKNOWN
-        key = (name, self._scope_of(model))
-        if key in visiting:
-            return None
-        found = {self._binding_class(binding, visiting | {key}) for binding in self._bindings(name, model)} - {None}
+        found = {
+            self._binding_class(binding, visiting | {binding}) if binding not in visiting else None
+            for binding in self.names.reaching(model)
+        } - {None}
         return found.pop() if len(found) == 1 else _UNKNOWN
 
-    def _binding_class(self, binding: _Binding, visiting: Visiting) -> object:
-        value = binding.node
-        if binding.kind == "param" and isinstance(value, cst.Param) and value.annotation is not None:
-            return self._class_named(value.annotation.annotation) or _UNKNOWN
-        return self._expression_class(value, visiting) if binding.kind == "value" else _UNKNOWN  # type: ignore[arg-type]
+    def _binding_class(self, binding: Binding, visiting: Visiting) -> object:
+        parameter = binding.node
+        if binding.kind == PARAMETER and isinstance(parameter, cst.Param) and parameter.annotation is not None:
+            return self._class_named(parameter.annotation.annotation) or _UNKNOWN
+        value = self._bound_value(binding)
+        return self._expression_class(value, visiting) if value is not None else _UNKNOWN
 
     def _expression_class(self, value: cst.BaseExpression, visiting: Visiting) -> object:
         """``Model(...)``, ``Model.from_pretrained(...)``, ``model.to(device)``, ``DataParallel(Model())``: as above."""
@@ -593,159 +598,104 @@ class BatchKeys:
             func = func.value
         return self._class_named(func) or _UNKNOWN
 
-    # ----- names, scopes and definitions ----------------------------------------
+    # ----- names and definitions ------------------------------------------------
 
     def _resolve(
         self,
-        name_node: cst.BaseExpression,
+        use: cst.BaseExpression,
         visiting: Visiting,
-        evaluate: Callable[[_Binding, Visiting], Bound],
+        evaluate: Callable[[Binding, Visiting], Bound],
         unbound: Callable[[], Bound],
     ) -> Bound:
-        """Intersect ``evaluate`` over every binding of a name; ``unbound()`` when it has none here.
+        """Intersect ``evaluate`` over every binding that may reach ``use``; ``unbound()`` when none is in sight.
 
-        In straight-line code only the binding that reaches the use counts
-        (``ds = ds.rename_column("label", "labels")`` reads the ``ds`` before it).
+        Flow decides which bindings count: in ``ds = ds.rename_column("label",
+        "labels")`` the ``ds`` on the right is the one bound before.
         """
-        name = dotted(name_node)
-        if name is None:
+        if dotted(use) is None:
             return {}
-        bindings = self._bindings(name, name_node)
-        reaching = self._reaching(bindings, name_node)
-        key = (name, reaching.node if reaching is not None else self._scope_of(name_node))
-        if key in visiting:
-            return None
-        if reaching is not None:
-            return evaluate(reaching, visiting | {key})
+        bindings = self.names.reaching(use)
         if not bindings:
             return unbound()
-        return _intersect(evaluate(binding, visiting | {key}) for binding in bindings)
+        return _intersect(evaluate(binding, visiting | {binding}) for binding in bindings if binding not in visiting)
 
-    def _reaching(self, bindings: List[_Binding], use: cst.CSTNode) -> Optional[_Binding]:
-        """The one binding that reaches ``use`` when the statements around it show it; else None.
-
-        Walking out from ``use`` block by block: the last earlier statement of
-        a block that binds the name decides (a plain assignment reaches; any
-        other statement binding it leaves the answer open); a ``for`` whose
-        target is the name binds it at the top of its body. A loop that
-        rebinds the name elsewhere in its body leaves the answer open (the
-        value may come round again). Deliberately small: port to
-        ``trainlint.analysis.names`` (reaching values) once it lands.
-        """
-        if not bindings:
-            return None
-        scope = self._scope_of(use)
-        if any(self._scope_of(binding.node) is not scope for binding in bindings):
-            return None
-        node = use
-        for block in self.facts.ancestors(use):
-            if isinstance(block, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):  # runs later, or its own scope
-                return None
-            if isinstance(block, (cst.IndentedBlock, cst.Module)):
-                statement = next(s for s in block.body if s is node)
-                earlier = block.body[: block.body.index(statement)]
-                for sibling in reversed(earlier):
-                    bound = [binding for binding in bindings if self._within(binding.node, sibling)]
-                    if bound:
-                        plain = isinstance(sibling, cst.SimpleStatementLine) and len(bound) == 1
-                        return bound[0] if plain and bound[0].kind == "value" else None
-                owner = self.facts.parent(block)
-                if isinstance(owner, cst.For) and block is owner.body:
-                    found = [binding for binding in bindings if binding.kind == "for" and binding.node is owner]
-                    if found:
-                        return found[0]
-                if isinstance(owner, (cst.For, cst.While)) and any(self._within(b.node, owner) for b in bindings):
-                    return None
-            node = block
-        return None
-
-    def _within(self, node: cst.CSTNode, outer: cst.CSTNode) -> bool:
-        return node is outer or any(ancestor is outer for ancestor in self.facts.ancestors(node))
-
-    def _scope_of(self, node: cst.CSTNode) -> cst.CSTNode:
-        return next((a for a in self.facts.ancestors(node) if isinstance(a, cst.FunctionDef)), self.facts.module)
-
-    def _bindings(self, name: str, at: cst.CSTNode) -> List[_Binding]:
-        """Bindings of ``name`` seen from ``at``: its function, else the module; ``self.x`` class-wide."""
-        scope = self._scope_of(at)
-        owner = self._owner_class(scope) if isinstance(scope, cst.FunctionDef) else None
-        if name.startswith("self.") and owner is not None:
-            return [binding for method in _methods(owner) for binding in self._scope_bindings(method).get(name, [])]
-        found = self._scope_bindings(scope).get(name, [])
-        return found or self._scope_bindings(self.facts.module).get(name, [])
-
-    def _scope_bindings(self, scope: cst.CSTNode) -> Dict[str, List[_Binding]]:
-        if scope not in self._scopes:
-            collector = _BindingCollector(scope if isinstance(scope, cst.FunctionDef) else None)
-            if isinstance(scope, cst.FunctionDef):
-                walk.visit(scope.params, collector)
-                walk.visit(scope.body, collector)
-            else:
-                walk.visit(scope, collector)
-            self._scopes[scope] = collector.bindings
-        return self._scopes[scope]
-
-    def _owner_class(self, function: cst.FunctionDef) -> Optional[cst.ClassDef]:
-        block = self.facts.parent(function)
-        owner = self.facts.parent(block) if block is not None else None
-        return owner if isinstance(owner, cst.ClassDef) else None
-
-    def _is_method(self, function: cst.FunctionDef) -> bool:
-        static = any(dotted(d.decorator) == "staticmethod" for d in function.decorators)
-        return self._owner_class(function) is not None and not static
-
-    def _data_parameters(self, function: cst.FunctionDef) -> List[cst.Param]:
-        """Positional parameters after ``self``: the batch of a helper, the index of ``__getitem__``."""
-        return _positional_parameters(function)[1 if self._is_method(function) else 0 :]
+    def _data_parameters(self, function: Union[cst.FunctionDef, cst.Lambda]) -> List[Parameter]:
+        """Positional parameters after ``self``/``cls``: the batch of a helper, the index of ``__getitem__``."""
+        positional = [p for p in self.names.parameters(function) if p.position is not None]
+        receiver = type(function) is cst.FunctionDef and self.names.method_kind(function) in ("instance", "class")  # type: ignore[arg-type]
+        return positional[1 if receiver else 0 :]
 
     def _function_named(self, func: cst.BaseExpression) -> Optional[cst.FunctionDef]:
-        """The function defined here that ``func`` names: a (possibly nested) function or ``self.method``."""
-        name = dotted(func) or ""
-        if name.startswith("self.") and name.count(".") == 1:
-            owner = enclosing_class(self.facts, func)
-            return next((m for m in _methods(owner) if m.name.value == name[5:]), None)
-        found = self._definition(func)
-        return found if isinstance(found, cst.FunctionDef) else None
+        """The one function defined here that ``func`` may be (a function, ``self.method``, an instance's
+        ``__call__``, a factory's closure), where the caller passes it every argument itself: not a
+        ``functools.partial``, which fills some parameters first."""
+        found = self.names.resolve_callable(func)
+        if len(found) != 1 or type(found[0]) is not cst.FunctionDef or self._is_partial(func, frozenset()):
+            return None
+        return found[0]
+
+    def _is_partial(self, expression: cst.BaseExpression, visiting: Visiting) -> bool:
+        """``functools.partial(...)``, or a name bound to one."""
+        if isinstance(expression, cst.Call):
+            return self.facts.qualified_name(expression.func) == "functools.partial"
+        for binding in self.names.reaching(expression) if isinstance(expression, cst.Name) else ():
+            value = self._bound_value(binding) if binding not in visiting else None
+            if value is not None and self._is_partial(value, visiting | {binding}):
+                return True
+        return False
 
     def _class_named(self, func: cst.BaseExpression) -> Optional[cst.ClassDef]:
-        found = self._definition(func)
-        return found if isinstance(found, cst.ClassDef) else None
+        """The one class defined here that ``func`` may be."""
+        found = self.names.resolve_callable(func)
+        return found[0] if len(found) == 1 and type(found[0]) is cst.ClassDef else None  # type: ignore[return-value]
 
-    def _definition(self, name: cst.BaseExpression) -> Optional[cst.CSTNode]:
-        """The ``def`` or ``class`` a plain name is bound to, when that is its only binding in scope."""
-        if not isinstance(name, cst.Name):
-            return None
-        bindings = self._bindings(name.value, name)
-        only = bindings[0].node if len(bindings) == 1 else None
-        return only if isinstance(only, (cst.FunctionDef, cst.ClassDef)) else None
+    def _dict_built_in(self, function: cst.FunctionDef, name: str) -> Optional[List[Tuple[str, cst.BaseExpression]]]:
+        """``item = ...`` then ``item["k"] = v``, as unconditional top-level statements of ``function``.
 
-    def _method(self, class_def: cst.ClassDef, name: str, seen: FrozenSet[str] = frozenset()) -> Optional[cst.FunctionDef]:
-        """``name`` as defined by the class or inherited from a base class defined here."""
-        own = next((method for method in _methods(class_def) if method.name.value == name), None)
-        if own is not None:
-            return own
-        for base in class_def.bases:
-            parent = self._class_named(base.value)
-            if parent is not None and parent.name.value not in seen:
-                found = self._method(parent, name, seen | {class_def.name.value})
-                if found is not None:
-                    return found
-        return None
-
-    def _calls_of(self, function: cst.FunctionDef) -> List[cst.Call]:
-        name, method = function.name.value, self._is_method(function)
-        return [
-            call
-            for call in self._walk.calls
-            if (method and isinstance(call.func, cst.Attribute) and call.func.attr.value == name)
-            or (not method and isinstance(call.func, cst.Name) and call.func.value == name)
-        ]
+        The keys of a display (``{...}``, ``dict(...)``) and those set afterwards;
+        for any other value (``{k: v[idx] for k, v in self.encodings.items()}``,
+        ``self.rows[idx]``) only those set afterwards. None when ``name`` is
+        also bound some other way in the function (``item = self.transform(item)``
+        under an ``if``, ``for item in ...``), which may drop keys.
+        """
+        entries: Optional[List[Tuple[str, cst.BaseExpression]]] = None
+        top_level: List[cst.CSTNode] = []
+        for statement in function.body.body:
+            assignments = statement.body if isinstance(statement, cst.SimpleStatementLine) else ()
+            for small in assignments:
+                if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+                    continue
+                target = small.targets[0].target
+                if isinstance(target, cst.Name) and target.value == name:
+                    entries = _dict_entries(small.value) or []
+                    top_level.append(target)
+                elif entries is not None and isinstance(target, cst.Subscript) and dotted(target.value) == name:
+                    key = _string_key(target)
+                    entries = entries + [(key, small.value)] if key is not None else entries
+        bound = [binding.node for binding in self.names.bindings(function, name) if binding.kind != PARAMETER]
+        return entries if bound == top_level else None
 
     @functools.cached_property
-    def _walk(self) -> "_CallAndMutationCollector":
-        collector = _CallAndMutationCollector()
-        walk.visit(self.facts.module, collector)
-        return collector
+    def _mutations(self) -> Dict[str, List[Tuple[str, cst.CSTNode]]]:
+        """``name.method(...)`` and ``del name[...]`` anywhere in the module, by the dotted name (subscripts stripped)."""
+        found: Dict[str, List[Tuple[str, cst.CSTNode]]] = {}
+        for node in self.facts.nodes(cst.Call, cst.Del):
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+                owner, method, mutated = node.func.value, node.func.attr.value, node
+            elif isinstance(node, cst.Del) and isinstance(node.target, cst.Subscript):
+                owner, method, mutated = node.target.value, "__delitem__", node.target
+            else:
+                continue
+            while isinstance(owner, cst.Subscript):
+                owner = owner.value
+            name = dotted(owner)
+            if name is not None:
+                found.setdefault(name, []).append((method, mutated))
+        return found
+
+
+def _is_property(function: cst.FunctionDef) -> bool:
+    return any((dotted(d.decorator) or "").rsplit(".", 1)[-1] in ("property", "cached_property") for d in function.decorators)
 
 
 def _intersect(maps: Iterable[Bound]) -> Bound:
@@ -769,38 +719,13 @@ def _intersect(maps: Iterable[Bound]) -> Bound:
     return result
 
 
-def _methods(class_def: Optional[cst.ClassDef]) -> Iterator[cst.FunctionDef]:
-    if class_def is not None:
-        yield from (s for s in class_def.body.body if isinstance(s, cst.FunctionDef))
-
-
-def _positional_parameters(function: cst.FunctionDef) -> List[cst.Param]:
-    return list(function.params.posonly_params) + list(function.params.params)
-
-
-def _function_returns(function: cst.FunctionDef) -> List[cst.BaseExpression]:
-    """The values of ``function``'s own ``return`` statements (nested functions excluded)."""
-    collector = _ReturnCollector()
-    walk.visit(function.body, collector)
-    return collector.values
-
-
-def _string_value(node: cst.CSTNode) -> Optional[str]:
-    value = node.evaluated_value if isinstance(node, cst.SimpleString) else None
-    return value if isinstance(value, str) else None
-
-
 def _string_key(node: cst.CSTNode) -> Optional[str]:
     """``"k"`` for ``x["k"]`` and for ``x.pop("k", ...)``."""
     if isinstance(node, cst.Call):
-        return _string_value(node.args[0].value) if node.args else None
+        return string_value(node.args[0].value) if node.args else None
     if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
-        return _string_value(node.slice[0].slice.value)
+        return string_value(node.slice[0].slice.value)
     return None
-
-
-def _keyword_argument(call: cst.Call, keyword: str) -> Optional[cst.BaseExpression]:
-    return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == keyword), None)
 
 
 def _prepare_arguments(value: cst.BaseExpression) -> Optional[List[cst.BaseExpression]]:
@@ -816,18 +741,6 @@ def _prepared_argument(value: cst.BaseExpression) -> Optional[cst.BaseExpression
     """``loader`` in ``loader = accelerator.prepare(loader)``."""
     arguments = _prepare_arguments(value)
     return arguments[0] if arguments is not None and len(arguments) == 1 else None
-
-
-def _prepared_pairs(
-    target: cst.BaseExpression, value: cst.BaseExpression
-) -> Optional[List[Tuple[cst.BaseExpression, cst.BaseExpression]]]:
-    """``model, loader = accelerator.prepare(model, loader)``: each target with the object passed in its place."""
-    arguments = _prepare_arguments(value)
-    if arguments is None or not isinstance(target, (cst.Tuple, cst.List)) or len(target.elements) != len(arguments):
-        return None
-    if any(isinstance(element, cst.StarredElement) for element in target.elements):
-        return None
-    return [(element.value, argument) for element, argument in zip(target.elements, arguments)]
 
 
 def _iter_argument(expression: cst.BaseExpression) -> Optional[cst.BaseExpression]:
@@ -915,46 +828,17 @@ def _is_item(node: cst.CSTNode, batch: str, key: str) -> bool:
 
 def _formats_selected_columns(call: cst.Call) -> bool:
     """``set_format("torch", columns=[...])`` / ``with_format(type, columns)``: only those columns remain."""
-    positional = [argument for argument in call.args if argument.keyword is None]
-    return len(positional) >= 2 or _keyword_argument(call, "columns") is not None
+    return passed_argument(call, "columns", 1) is not None
 
 
 def _dict_entries(value: cst.BaseExpression) -> Optional[List[Tuple[str, cst.BaseExpression]]]:
     """String keys and values of ``{"k": v, ...}`` or ``dict(k=v, ...)``; None for anything else."""
     if isinstance(value, cst.Dict):
-        entries = [(_string_value(e.key), e.value) for e in value.elements if isinstance(e, cst.DictElement)]
+        entries = [(string_value(e.key), e.value) for e in value.elements if isinstance(e, cst.DictElement)]
         return [(key, item) for key, item in entries if key is not None]
     if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "dict":
         return [(argument.keyword.value, argument.value) for argument in value.args if argument.keyword is not None]
     return None
-
-
-def _dict_built_in(function: cst.FunctionDef, name: str) -> Optional[List[Tuple[str, cst.BaseExpression]]]:
-    """``item = ...`` then ``item["k"] = v``, as unconditional top-level statements of ``function``.
-
-    The keys of a display (``{...}``, ``dict(...)``) and those set afterwards;
-    for any other value (``{k: v[idx] for k, v in self.encodings.items()}``,
-    ``self.rows[idx]``) only those set afterwards. None when ``name`` is
-    also rebound somewhere else in the function (``item = self.transform(item)``
-    under an ``if``), which may drop keys.
-    """
-    entries: Optional[List[Tuple[str, cst.BaseExpression]]] = None
-    top_level = 0
-    for statement in function.body.body:
-        assignments = statement.body if isinstance(statement, cst.SimpleStatementLine) else ()
-        for small in assignments:
-            if not isinstance(small, cst.Assign) or len(small.targets) != 1:
-                continue
-            target = small.targets[0].target
-            if isinstance(target, cst.Name) and target.value == name:
-                entries = _dict_entries(small.value) or []
-                top_level += 1
-            elif entries is not None and isinstance(target, cst.Subscript) and dotted(target.value) == name:
-                key = _string_key(target)
-                entries = entries + [(key, small.value)] if key is not None else entries
-    rebinds = _NameRebinds(name)
-    walk.visit(function.body, rebinds)
-    return entries if rebinds.assignments == top_level and not rebinds.other else None
 
 
 def _collated_keys(value: cst.Dict, where: str, items: KeyMap) -> KeyMap:
@@ -971,13 +855,13 @@ def _collated_keys(value: cst.Dict, where: str, items: KeyMap) -> KeyMap:
 def _removed_columns(call: cst.Call) -> Optional[FrozenSet[str]]:
     """The columns ``map(..., remove_columns=...)`` removes: none without it, the literal names given;
     None when they cannot be read (``remove_columns=ds.column_names`` may remove every column)."""
-    removed = _keyword_argument(call, "remove_columns")
+    removed = passed_argument(call, "remove_columns")
     if removed is None:
         return frozenset()
     names = [removed] if isinstance(removed, cst.SimpleString) else None
     if isinstance(removed, (cst.List, cst.Tuple)):
         names = [element.value for element in removed.elements]
-    texts = [_string_value(name) for name in names or ()]
+    texts = [string_value(name) for name in names or ()]
     return frozenset(texts) if names is not None and None not in texts else None  # type: ignore[arg-type]
 
 
@@ -996,11 +880,10 @@ def _passed_through(items: KeyMap, collator: str) -> Bound:
 
 def _hub_columns(call: cst.Call) -> KeyMap:
     """The columns of ``load_dataset(path, name)`` for a hub data set in :data:`HUB_COLUMNS`; else none known."""
-    positional = [argument.value for argument in call.args if argument.keyword is None and not argument.star]
-    path = _keyword_argument(call, "path") or (positional[0] if positional else None)
-    name = _keyword_argument(call, "name") or (positional[1] if len(positional) > 1 else None)
-    path_text = _string_value(path) if path is not None else None
-    name_text = _string_value(name) if name is not None else None
+    path = passed_argument(call, "path", 0)
+    name = passed_argument(call, "name", 1)
+    path_text = string_value(path) if path is not None else None
+    name_text = string_value(name) if name is not None else None
     if path_text is None or (name is not None and name_text is None):
         return {}
     columns = HUB_COLUMNS.get((path_text.rsplit("/", 1)[-1], name_text))
@@ -1045,60 +928,6 @@ def _is_index(value: cst.BaseExpression, index: str) -> bool:
     if isinstance(value, cst.Call) and len(value.args) >= 1 and value.args[0].keyword is None:
         return all(argument.keyword is not None for argument in value.args[1:]) and _is_index(value.args[0].value, index)
     return False
-
-
-class _NameRebinds(cst.CSTVisitor):
-    """Where a function body rebinds ``name``: plain ``name = ...`` statements, and any other binding."""
-
-    def __init__(self, name: str) -> None:
-        super().__init__()
-        self.name = name
-        self.assignments = 0
-        self.other = False
-
-    def _binds(self, target: cst.CSTNode) -> bool:
-        if isinstance(target, (cst.Tuple, cst.List)):
-            return any(self._binds(element.value) for element in target.elements)
-        if isinstance(target, cst.StarredElement):
-            return self._binds(target.value)
-        return isinstance(target, cst.Name) and target.value == self.name
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        if isinstance(node.target, cst.Name):
-            self.assignments += node.target.value == self.name
-        else:
-            self.other = self.other or self._binds(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self.other = self.other or self._binds(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        self.other = self.other or self._binds(node.target)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self.other = self.other or self._binds(node.target)
-
-    def visit_AsName(self, node: cst.AsName) -> None:
-        self.other = self.other or self._binds(node.name)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-
-class _ReturnCollector(cst.CSTVisitor):
-    def __init__(self) -> None:
-        super().__init__()
-        self.values: List[cst.BaseExpression] = []
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_Return(self, node: cst.Return) -> None:
-        if node.value is not None:
-            self.values.append(node.value)
 
 
 class _LoopExitFinder(cst.CSTVisitor):
@@ -1148,98 +977,3 @@ class _ColumnReader(cst.CSTVisitor):
             self.columns[column] = None
             if self._inside_tokenizer:
                 self.tokenized.add(column)
-
-
-class _CallAndMutationCollector(cst.CSTVisitor):
-    """Every call in the module, and ``name.method(...)`` / ``del name[...]`` by name (subscripts stripped)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.calls: List[cst.Call] = []
-        self.mutations: Dict[str, List[Tuple[str, cst.CSTNode]]] = {}
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.calls.append(node)
-        if isinstance(node.func, cst.Attribute):
-            self._record(node.func.value, node.func.attr.value, node)
-
-    def visit_Del(self, node: cst.Del) -> None:
-        if isinstance(node.target, cst.Subscript):
-            self._record(node.target.value, "__delitem__", node.target)
-
-    def _record(self, owner: cst.BaseExpression, method: str, node: cst.CSTNode) -> None:
-        while isinstance(owner, cst.Subscript):
-            owner = owner.value
-        name = dotted(owner)
-        if name is not None:
-            self.mutations.setdefault(name, []).append((method, node))
-
-
-class _BindingCollector(cst.CSTVisitor):
-    """How each name of one scope gets its values; nested functions, classes and comprehensions are other scopes."""
-
-    def __init__(self, function: Optional[cst.FunctionDef]) -> None:
-        super().__init__()
-        self.function = function
-        self.bindings: Dict[str, List[_Binding]] = {}
-
-    def _add(self, target: cst.CSTNode, kind: str, node: cst.CSTNode) -> None:
-        if isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:  # unpacking: no single value per name
-                self._add(element.value, "other" if kind == "value" else kind, node)
-            return
-        if isinstance(target, cst.StarredElement):
-            self._add(target.value, "other", node)
-            return
-        name = dotted(target) if isinstance(target, (cst.Name, cst.Attribute)) else None
-        if name is not None:
-            self.bindings.setdefault(name, []).append(_Binding(name, kind, node, self.function))
-
-    def visit_Param(self, node: cst.Param) -> None:
-        self._add(node.name, "param", node)
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            for name, value in _prepared_pairs(target.target, node.value) or [(target.target, node.value)]:
-                self._add(name, "value", value)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._add(node.target, "value" if node.value is not None else "other", node.value or node)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._add(node.target, "other", node)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._add(node.target, "other", node)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._add(node.target, "for", node)
-
-    def visit_WithItem(self, node: cst.WithItem) -> None:
-        if node.asname is not None:
-            self._add(node.asname.name, "other", node)
-
-    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
-        local = node.asname.name if node.asname is not None else node.name
-        while isinstance(local, cst.Attribute):  # ``import a.b`` binds ``a``
-            local = local.value
-        self._add(local, "other", node)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        self._add(node.name, "other", node)
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        self._add(node.name, "other", node)
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_CompFor(self, node: cst.CompFor) -> bool:
-        walk.visit(node.iter, self)  # the iterable belongs to the enclosing scope; the targets do not
-        for condition in node.ifs:
-            walk.visit(condition, self)
-        if node.inner_for_in is not None:
-            walk.visit(node.inner_for_in, self)
-        return False

@@ -7,9 +7,9 @@ from typing import Dict, List, NamedTuple, Optional, Tuple, Union
 import libcst as cst
 
 from trainlint.analysis import dotted
-from trainlint.analysis.devices import string_value
 from trainlint.analysis.graph_values import GraphValues
-from trainlint.analysis.walk import walk
+from trainlint.analysis.names import PARAMETER, Names, passed_argument
+from trainlint.analysis.values import string_value
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Rule
 
@@ -125,6 +125,7 @@ class FloatIndexTensors(Rule):
 
     def visit_Module(self, node: cst.Module) -> None:
         self.values = self.facts.fact(GraphValues)
+        self.names = self.facts.fact(Names)
         self.float_labels_expected = self._configures_float_labels()
         self.constructed = self._constructed_attributes()
         reported: Dict[cst.Call, IndexUse] = {}
@@ -208,10 +209,10 @@ class FloatIndexTensors(Rule):
         forward = self._forward_of_instance(call.func)
         if forward is None:
             return None
-        params = [p for p in forward.params.params][1:]
+        params = [p for p in self.names.parameters(forward) if p.position is not None][1:]  # after ``self``
         if index >= len(params):
             return None
-        name = params[index].name.value
+        name = params[index].name
         for inner in self.facts.nodes(cst.Call):
             if self.values.contains(forward, inner) and inner.args and self._made_by(inner.func) in EMBEDDINGS:
                 first = inner.args[0].value
@@ -226,14 +227,13 @@ class FloatIndexTensors(Rule):
         value = binding.value if binding is not None and binding.how == "assign" else None
         while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in DTYPE_KEEPING:
             value = value.func.value  # ``Model(...).to(device)``
-        if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Name):
-            return None
-        classes = [c for c in self.facts.nodes(cst.ClassDef) if c.name.value == value.func.value]
-        for cls in classes[-1:]:
-            for statement in cls.body.body:
-                if isinstance(statement, cst.FunctionDef) and statement.name.value == "forward":
-                    return statement
-        return None
+        model_class = self._class_of_call(value) if isinstance(value, cst.Call) else None
+        return self.names.method(model_class, "forward") if model_class is not None else None
+
+    def _class_of_call(self, call: cst.Call) -> Optional[cst.ClassDef]:
+        """The one same-module class that ``call`` instantiates (``Model(...)``, ``TextDataset(...)``)."""
+        found = self.names.resolve_callable(call.func)
+        return found[0] if len(found) == 1 and isinstance(found[0], cst.ClassDef) else None
 
     def _is_python_sequence(self, container: cst.BaseExpression) -> bool:
         if not isinstance(container, cst.Name):
@@ -294,18 +294,12 @@ class FloatIndexTensors(Rule):
 
     def _parameter_source(self, name: cst.Name, path: Path, depth: int) -> Optional[cst.Call]:
         """A parameter of a same-module function: the first float source among the arguments its calls pass."""
-        function = next((a for a in self.facts.ancestors(name) if isinstance(a, cst.FunctionDef)), None)
-        if function is None:
+        parameter = next((b for b in self.names.reaching(name) if b.kind == PARAMETER), None)
+        function = parameter.statement if parameter is not None else None
+        if not isinstance(function, cst.FunctionDef):
             return None
-        params = list(function.params.params)
-        position = next((i for i, p in enumerate(params) if p.name.value == name.value), None)
-        if position is None:
-            return None
-        for call in self.facts.nodes(cst.Call):
-            if not isinstance(call.func, cst.Name) or call.func.value != function.name.value:
-                continue
-            positional = [a.value for a in call.args if a.keyword is None and not a.star]
-            argument = _keyword(call, name.value) or (positional[position] if position < len(positional) else None)
+        for call in self.names.calls_of(function):
+            argument = self.names.argument_for(call, function, parameter.node)  # type: ignore[union-attr,arg-type]
             source = self._float_source(argument, path, depth + 1) if argument is not None else None
             if source is not None:
                 return source
@@ -318,7 +312,7 @@ class FloatIndexTensors(Rule):
             return None
         element = comprehension.elt
         while isinstance(element, cst.Call) and isinstance(element.func, cst.Attribute) and element.func.attr.value in DTYPE_KEEPING:
-            if element.func.attr.value in ("to", "type") and (_keyword(element, "dtype") or any(self._is_dtype(a.value) for a in element.args)):
+            if element.func.attr.value in ("to", "type") and (passed_argument(element, "dtype") or any(self._is_dtype(a.value) for a in element.args)):
                 return None
             element = element.func.value
         if isinstance(element, cst.Name) and element.value == target.value:
@@ -330,7 +324,7 @@ class FloatIndexTensors(Rule):
         if qualified in FLOAT_TENSOR_TYPES:
             return call
         if qualified in TENSOR_FACTORIES:
-            dtype = _keyword(call, "dtype")
+            dtype = passed_argument(call, "dtype")
             if dtype is not None:
                 return call if self._dtype_is_float(dtype) else None
             data = call.args[0].value if call.args else None
@@ -345,7 +339,7 @@ class FloatIndexTensors(Rule):
         if method in INTEGER_METHODS:
             return None
         if method in ("to", "type"):
-            dtype = _keyword(call, "dtype") or next((a.value for a in call.args if a.keyword is None and self._is_dtype(a.value)), None)
+            dtype = passed_argument(call, "dtype") or next((a.value for a in call.args if a.keyword is None and self._is_dtype(a.value)), None)
             if dtype is not None:
                 return call if self._dtype_is_float(dtype) else None
         if method in DTYPE_KEEPING:
@@ -372,7 +366,7 @@ class FloatIndexTensors(Rule):
             return self._iterated_source(iterable.args[index].value, path[1:], depth + 1) if index is not None and index < len(iterable.args) else None
         if qualified in ITERATION_WRAPPERS:
             return self._iterated_source(first, path, depth + 1)
-        if qualified in DATA_LOADERS and _keyword(iterable, "collate_fn") is None:
+        if qualified in DATA_LOADERS and passed_argument(iterable, "collate_fn") is None:
             return self._iterated_source(first, path, depth + 1)  # default collation keeps each item's dtype
         item_source = self._dataset_item_source(iterable, path, depth)
         if item_source is not None:
@@ -384,17 +378,12 @@ class FloatIndexTensors(Rule):
 
     def _dataset_item_source(self, call: cst.Call, path: Path, depth: int) -> Optional[cst.Call]:
         """An instance of a same-module Dataset class: the float source at ``path`` of what ``__getitem__`` returns."""
-        if not isinstance(call.func, cst.Name):
-            return None
-        classes = [c for c in self.facts.nodes(cst.ClassDef) if c.name.value == call.func.value]
-        getitem = next((s for c in classes[-1:] for s in c.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__getitem__"), None)
-        if getitem is None:
-            return None
-        for node in walk(getitem.body):
-            if isinstance(node, cst.Return) and node.value is not None:
-                source = self._float_source(node.value, path, depth + 1)
-                if source is not None:
-                    return source
+        dataset_class = self._class_of_call(call)
+        getitem = self.names.method(dataset_class, "__getitem__") if dataset_class is not None else None
+        for returned in self.names.returns(getitem) if getitem is not None else ():
+            source = self._float_source(returned, path, depth + 1)
+            if source is not None:
+                return source
         return None
 
     def _is_dtype(self, expr: cst.BaseExpression) -> bool:
@@ -414,7 +403,7 @@ class FloatIndexTensors(Rule):
             return binding is not None and binding.how == "assign" and not binding.path and binding.value is not None and self._numpy_float(binding.value, depth + 1)
         if not isinstance(expr, cst.Call):
             return False
-        dtype = _keyword(expr, "dtype")
+        dtype = passed_argument(expr, "dtype")
         if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "astype" and expr.args:
             return self._dtype_is_float(expr.args[0].value)
         qualified = self.facts.qualified_name(expr.func) or ""
@@ -476,7 +465,7 @@ class FloatIndexTensors(Rule):
         method = name.rsplit(".", 1)[-1]
         if name in ("range", "len") or method in TOKENIZING_METHODS or method in ("long", "int"):
             return True
-        dtype = _keyword(expr, "dtype")
+        dtype = passed_argument(expr, "dtype")
         if method == "astype" and expr.args:
             dtype = expr.args[0].value
         if dtype is not None:
@@ -486,10 +475,6 @@ class FloatIndexTensors(Rule):
         if method in ("array", "asarray", "list") and expr.args:
             return self._integral_by_construction(expr.args[0].value, depth + 1)
         return False
-
-
-def _keyword(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
-    return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == name), None)
 
 
 def _single_index(subscript: cst.Subscript) -> Optional[cst.BaseExpression]:

@@ -62,18 +62,13 @@ Mapping from the binding models this replaces. Ported:
   on ``self.x``, :meth:`Names.uses`, :meth:`Names.argument_for` and
   :meth:`Names.resolve_callable`; the invocation chain that binds a factory's
   parameters stays placement's.
+* ``batch_keys._Binding``/``_scope_bindings`` (deleted): TL301/TL302 read
+  :meth:`Names.reaching`, :meth:`Names.argument_for`, :meth:`Names.calls_of`,
+  :meth:`Names.resolve_callable`, :meth:`Names.method`,
+  :meth:`Names.parameters`, :meth:`Names.returns` and
+  :meth:`Names.instance_classes`.
 
 Still to port:
-* ``batch_keys._Binding``/``_scope_bindings``: ``_bindings(name, at)`` ->
-  :meth:`Names.reaching` (kinds ``value``/``for``/``param``/``other`` ->
-  ``Binding.value`` set/FOR/PARAMETER/the others); ``_argument_for`` ->
-  :meth:`Names.argument_for`; ``_calls_of`` -> :meth:`Names.calls_of`;
-  ``_function_named``/``_class_named``/``_definition`` ->
-  :meth:`Names.resolve_callable`; ``_method`` (own or inherited) ->
-  :meth:`Names.method`; ``_is_method`` -> :meth:`Names.method_class`;
-  ``_positional_parameters``/``_data_parameters`` -> :meth:`Names.parameters`;
-  ``_function_returns`` -> :meth:`Names.returns`; ``_instantiated_class`` ->
-  :meth:`Names.instance_classes`.
 * ``devices.DeviceScopes`` (``_values_at``/``_bindings_in``/``_block_targets``,
   the device expression in scope for a fix): the values that may reach a node
   and whether one surely does -> :meth:`Names.reaching_at`;
