@@ -110,7 +110,7 @@ RULES: Tuple[RuleEntry, ...] = (
         lambda module: module.calls_amp,  # as code: `autocast(...)` or `GradScaler(...)` called, under any import name
     ),
     # A device type decided by a string test: both literals occur in `"cuda" if ... else "cpu"`;
-    # as code, a conditional expression, and an autocast called
+    # as code, a conditional expression or an `if` statement (TL202's statement forms), and an autocast called
     RuleEntry(
         "TL202", "device-type-sniffing", "amp.tl202_device_type_sniffing", "DeviceTypeSniffing", (("cuda", "cpu", "autocast"),),
         lambda module: module.calls_amp and module.chooses_by_condition,

@@ -84,7 +84,7 @@ class Features:
         self.defines_forward = False  # a `def forward(`: a model class of this module, whatever its instances are called
         self.cuts_batches = False  # `x[i:i + bs]` in a loop, `x.split(n)`, `torch.chunk(x, n)`: what TL103 takes for batching by hand
         self.pins = False  # `x.pin_memory()`, a `pin_memory=` keyword, or "pin_memory" as a string (a `**kwargs` dict's key)
-        self.chooses_by_condition = False  # a conditional expression, `a if c else b`
+        self.chooses_by_condition = False  # `a if c else b`, or an `if` statement: how TL202's sniffs choose a type
         self.moves = False  # `.to(...)`, `.cuda()`, `device=`, `torch.cuda.FloatTensor(...)`: what may put a value on an accelerator
         self.moves_whole_value = False  # one of them, `.cuda()`, `device=`, `torch.cuda.FloatTensor(...)` outside a loop and per-item code
         self._walk(tree)
@@ -170,7 +170,7 @@ class Features:
                     self.moves = self.moves_whole_value = True
             elif kind is ast.Constant:
                 self.pins = self.pins or node.value == "pin_memory"  # type: ignore[attr-defined]
-            elif kind is ast.IfExp:
+            elif kind is ast.IfExp or kind is ast.If:
                 self.chooses_by_condition = True
             elif kind is ast.Try or kind.__name__ == "TryStar":
                 self.handles_errors = self.handles_errors or bool(node.handlers)  # type: ignore[attr-defined]
