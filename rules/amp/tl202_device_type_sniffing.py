@@ -49,16 +49,19 @@ class Sniff(NamedTuple):
 
 class DeviceTypeSniffing(Rule):
     """## What it does
-    Finds a device type decided by a string test, `"cuda" if "cuda" in device
+    Finds an autocast device type decided by a string test that sends every
+    device but CUDA to the CPU, in code that can be given another accelerator.
+
+    The test is an expression, `"cuda" if "cuda" in device
     else "cpu"` (or `str(device).startswith("cuda")`, `"cpu" if "cuda" not in
     device else "cuda"`, or `"cuda" if torch.cuda.is_available() else "cpu"`),
-    or by the same test as a statement (`if "cuda" in device: device_type =
+    or the same test as a statement (`if "cuda" in device: device_type =
     "cuda"` / `else: device_type = "cpu"`, or `device_type = "cuda"` followed
     by `if "cuda" not in args.device: device_type = "cpu"`), that feeds
-    `torch.autocast(device_type=...)`; and an `if device == "cuda":` whose
+    `torch.autocast(device_type=...)`; or an `if device == "cuda":` whose
     CUDA branch autocasts on CUDA and whose other branch autocasts on the CPU
-    (`torch.autocast("cpu", ...)`), in code that can be given
-    another accelerator: the device may be MPS, an XPU, or anything (a device
+    (`torch.autocast("cpu", ...)`). The code can be given
+    another accelerator when the device may be MPS, an XPU, or anything (a device
     parameter of reusable code, a `--device` option without `choices` or whose
     choices offer MPS, an auto-detection helper, a launcher's device; see
     `trainlint/analysis/devices.py`). For the `torch.cuda.is_available()` form,
