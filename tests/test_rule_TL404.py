@@ -48,6 +48,7 @@ def fixed(text: str) -> str:
         ("ok_not_evaluation.py", "model.generate(**batch, max_new_tokens=64)", "model(**batch)", "model(...)"),
         ("ok_not_evaluation.py", "    model.eval()\n    model.train()\n", "    model.eval()\n", "model(...)"),
         ("ok_forward_in_callee_under_no_grad.py", "        with torch.no_grad():\n            loss", "        if True:\n            loss", "model(...)"),
+        ("ok_loop_that_runs_once.py", "        break\n", "        print(batch_idx)\n", "model(...)"),
         ("ok_unit_test_comparison.py", "def test_scripted_model_matches_eager(", "def compare_scripted(", "scripted(...)"),
     ],
 )

@@ -94,6 +94,15 @@ class LoaderLoop(NamedTuple):
     is_training: bool
 
 
+def _runs_once(loop: Union[Loop, Comprehension]) -> bool:
+    """The loop's body ends in an unconditional ``break`` that no ``continue`` skips: its first iteration is its last."""
+    if not isinstance(loop, (cst.For, cst.While)) or not isinstance(loop.body, cst.IndentedBlock) or not loop.body.body:
+        return False
+    last = loop.body.body[-1]
+    ends_in_break = isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Break)
+    return ends_in_break and not any(isinstance(node, cst.Continue) for node in walk(loop.body))
+
+
 def enclosing_function(facts: "ModuleFacts", node: cst.CSTNode) -> Optional[cst.FunctionDef]:
     """The innermost function definition containing ``node``."""
     for ancestor in facts.ancestors(node):
@@ -394,7 +403,9 @@ class EvaluationLoops:
     function is ``.eval()`` (or ``.train(False)``), or when ``.eval()`` runs
     in the loop; a forward pass is calling it, its ``forward``, or another
     method of it that is not bookkeeping (``model.encoder(src)``,
-    ``self.model.decode(z)``).
+    ``self.model.decode(z)``). A loop whose body always ends in ``break``
+    runs once: one batch taken for a picture or a shape check, not an
+    evaluation.
     """
 
     def __init__(self, facts: "ModuleFacts") -> None:
@@ -402,7 +413,7 @@ class EvaluationLoops:
         self._loops = facts.fact(Loops)
         self.loops: List[EvaluationLoop] = []
         for loop in [*self._loops.loops, *facts.nodes(*COMPREHENSIONS)]:
-            if self._loops.trains(loop):
+            if _runs_once(loop) or self._loops.trains(loop):
                 continue
             forwards = self._forwards(loop, self._loops.iteration_nodes(loop, cst.Call))  # type: ignore[arg-type]
             if forwards:
