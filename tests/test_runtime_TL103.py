@@ -1,5 +1,7 @@
 """TL103 at run time: each bad fixture moves its whole data set in one transfer before the first batch;
 each fixed snapshot moves one batch per transfer and trains like the reference's lstm task.
+On a GPU (``cuda`` mark) the same runs go to ``cuda``: the bad fixture's whole data set sits in
+GPU memory at once, the fixed one's never more than a batch of it per transfer.
 
 On the CPU a transfer to the device is a no-op, but the call is still made: every ``Tensor.to`` on a
 data tensor (model parameters aside) is recorded with the bytes it would copy to the accelerator.
@@ -61,3 +63,18 @@ def test_fixed_fixture_moves_one_batch_at_a_time_and_trains_like_reference(bad: 
     assert max(transfers) <= ONE_BATCH, f"a transfer of {max(transfers)} bytes is more than one batch"
     assert len(transfers) >= 2 * STEPS  # windows and labels, every step
     assert_trains_like_reference(fixed.losses, "lstm", seed=0, max_steps=STEPS)
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("bad", BAD, ids=lambda p: p.stem)
+def test_on_cuda_the_bad_fixture_holds_the_whole_data_set_and_the_fixed_one_a_batch(bad: Path, tmp_path: Path, transfers: List[int]) -> None:
+    torch.cuda.empty_cache()
+    torch.cuda.reset_peak_memory_stats()
+    before = torch.cuda.memory_allocated()
+    run = run_fixture(bad, seed=0, max_steps=STEPS, data_dir=str(tmp_path), device="cuda")
+    assert len(run.losses) == STEPS
+    assert max(transfers) >= WHOLE and torch.cuda.max_memory_allocated() - before >= WHOLE
+    transfers.clear()
+    fixed = run_fixture(snapshot_of(bad), seed=0, max_steps=STEPS, data_dir=str(tmp_path), device="cuda")
+    assert len(fixed.losses) == STEPS and all(loss == loss for loss in fixed.losses)  # trained, no NaN
+    assert max(transfers) <= ONE_BATCH, f"a transfer of {max(transfers)} bytes is more than one batch"
