@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Dict, List, NamedTuple, Optional, Set, Tuple
 
 import libcst as cst
 
-from trainlint.analysis.names import WITH, Binding, Names
+from trainlint.analysis.names import WITH, Binding, Names, passed_argument
 from trainlint.analysis.values import Values, string_value
 from trainlint.analysis.walk import walk
 from trainlint.diagnostics import Applicability
@@ -337,7 +338,7 @@ class DatasetOnAccelerator(Rule):
             (isinstance(parent, cst.Attribute) and parent.value is value) or (isinstance(parent, cst.Call) and parent.func is value)
         ):
             value, parent = parent, self.facts.parent(parent)
-        return _names_bound_to(self.names, self.facts.parent(value), value)
+        return [b for b in self.names.bindings_holding(value) if not b.path]
 
     def _varies_per_iteration(self, subscript: cst.Subscript) -> bool:
         """``X[i:i + bs]``, ``X[perm[k]]`` in a loop that rebinds ``i``/``k``: each iteration takes other rows.
@@ -359,7 +360,7 @@ class DatasetOnAccelerator(Rule):
         if qualified in TF_PIPELINES:
             data, how = (call.args[0].value if call.args else None), f"`{qualified.rsplit('.', 1)[-1]}`"
         elif self._is_keras_fit(call):
-            data, how = _argument(call, "x", 0), "`fit` over in-memory arrays"
+            data, how = passed_argument(call, "x", 0), "`fit` over in-memory arrays"
         else:
             return
         read = self._whole_read(data, 0) if data is not None else None
@@ -435,7 +436,7 @@ class DatasetOnAccelerator(Rule):
 
     def _only_read(self, load: cst.Call) -> bool:
         """The array ``np.load`` returns is bound to a name whose every use reads it (no in-place write, no npz key)."""
-        bindings = _names_bound_to(self.names, self.facts.parent(load), load)
+        bindings = [b for b in self.names.bindings_holding(load) if not b.path]
         if not bindings:
             return False
         for binding in bindings:
@@ -454,7 +455,7 @@ class DatasetOnAccelerator(Rule):
         """``model.fit(X, y, batch_size=b, ...)`` -> a CPU-built ``tf.data`` pipeline of ``(X, y)`` batched by ``b``,
         shuffled each epoch as ``fit`` shuffles arrays, handed to ``fit`` in their place."""
         statement = self._statement_of(call)
-        x, y = _argument(call, "x", 0), _argument(call, "y", 1)
+        x, y = passed_argument(call, "x", 0), passed_argument(call, "y", 1)
         positional = [a for a in call.args if a.keyword is None]
         if statement is None or x is None or len(positional) > 2 or any(a.star for a in call.args):
             return None
@@ -463,8 +464,8 @@ class DatasetOnAccelerator(Rule):
         data_args = positional + [a for a in call.args if a.keyword is not None and a.keyword.value in FIT_DATA_ARGUMENTS]
         tf = self.facts.imports.local_name_for_module("tensorflow") or "tf"
         code = self.facts.code
-        batch = _argument(call, "batch_size", None)
-        shuffle = _argument(call, "shuffle", None)
+        batch = passed_argument(call, "batch_size", None)
+        shuffle = passed_argument(call, "shuffle", None)
         slices = f"({code(x)}, {code(y)})" if y is not None else code(x)
         pipeline = f"{tf}.data.Dataset.from_tensor_slices({slices})"
         if shuffle is None or not (isinstance(shuffle, cst.Name) and shuffle.value == "False"):
@@ -504,11 +505,11 @@ class DatasetOnAccelerator(Rule):
         dtype = next((d for d in map(self._dtype, calls) if d is not None), None)
         if shape is None or any(d < 0 for d in shape[1:]):
             return ""
-        row = _product(shape[1:])
+        row = math.prod(shape[1:])
         width = DTYPE_BYTES.get(dtype or "")
         kind = f"{dtype} " if dtype is not None else ""
         if shape[0] >= 0:
-            whole = f" ({'x'.join(map(str, shape))} {kind}values{f', {_size(_product(shape) * width)}' if width else ''}"
+            whole = f" ({'x'.join(map(str, shape))} {kind}values{f', {_size(math.prod(shape) * width)}' if width else ''}"
             batch = f", {shape[0] // batching.rows:,} times one batch of {batching.rows}" if batching.rows else ""
             return f"{whole}{batch})"
         if batching.rows is None:
@@ -544,7 +545,7 @@ class DatasetOnAccelerator(Rule):
                 return DTYPE_METHODS[method]
             if method == "astype" and call.args:
                 return self._dtype_name(call.args[0].value)
-        dtype = _argument(call, "dtype", None)
+        dtype = passed_argument(call, "dtype", None)
         return self._dtype_name(dtype) if dtype is not None else None
 
     def _dtype_name(self, expression: cst.BaseExpression) -> Optional[str]:
@@ -576,18 +577,6 @@ class DatasetOnAccelerator(Rule):
         return CstFix("Keep the data set on the CPU and move each batch where the loop takes it", applicability, replacements)
 
 
-def _names_bound_to(names: Names, statement: Optional[cst.CSTNode], value: cst.BaseExpression) -> List[Binding]:
-    """The names ``value`` is bound to whole (``X = value``, ``X: T = value``), not element-wise."""
-    if isinstance(statement, cst.Assign) and statement.value is value:
-        targets = [t.target for t in statement.targets]
-    elif isinstance(statement, (cst.AnnAssign, cst.NamedExpr)) and statement.value is value:
-        targets = [statement.target]
-    else:
-        return []
-    bindings = [names.binding_at(target) for target in targets]
-    return [b for b in bindings if b is not None and not b.path]
-
-
 def _file_named(read: cst.Call) -> str:
     """`` in `X.npy``` for ``np.load(os.path.join(root, "X.npy"))``: the last string literal of the path argument."""
     path = read.args[0].value if read.args else None
@@ -604,13 +593,6 @@ def _signed_integer(node: cst.BaseExpression) -> Optional[int]:
     return None
 
 
-def _product(sizes: Tuple[int, ...]) -> int:
-    total = 1
-    for size in sizes:
-        total *= size
-    return total
-
-
 def _size(nbytes: int) -> str:
     """``3.1 GiB``: bytes in the binary units ``nvidia-smi`` and the allocator's errors use."""
     for unit in ("bytes", "KiB", "MiB", "GiB"):
@@ -625,14 +607,6 @@ def _leaves(expr: Optional[cst.BaseExpression]) -> List[cst.BaseExpression]:
     if isinstance(expr, (cst.Tuple, cst.List, cst.Dict)):
         return [leaf for element in expr.elements for leaf in _leaves(element.value)]  # type: ignore[union-attr]
     return [expr] if expr is not None else []
-
-
-def _argument(call: cst.Call, keyword: str, position: Optional[int]) -> Optional[cst.BaseExpression]:
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == keyword:
-            return arg.value
-    positional = [a.value for a in call.args if a.keyword is None and not a.star]
-    return positional[position] if position is not None and position < len(positional) else None
 
 
 def _slice_parts(subscript: cst.Subscript) -> List[cst.BaseSlice]:
