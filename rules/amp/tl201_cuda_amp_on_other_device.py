@@ -16,8 +16,8 @@ from trainlint.analysis.devices import (
     DeviceScopes,
     DevicesInUse,
     is_false_constant,
-    string_value,
 )
+from trainlint.analysis.values import string_value
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Import, Option, Rule
 from trainlint.rules.amp import torch_apis
