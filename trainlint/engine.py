@@ -59,6 +59,7 @@ class FixResult:
     remaining: LintResult
     errors: List[str] = field(default_factory=list)
     found: List[Diagnostic] = field(default_factory=list)  # the findings of the original text
+    texts: List[str] = field(default_factory=list)  # the text before each applied pass, then the result
 
 
 def lint_source(text: str, path: str, settings: RuleSettings, *, screen: bool = True) -> LintResult:
@@ -321,8 +322,8 @@ def fix_source(text: str, path: str, settings: RuleSettings, unsafe_fixes: bool)
     Each pass applies the fixes whose edited ranges do not overlap, then the
     result is parsed and linted again, so nested fixes land on a later pass
     instead of being dropped. The result is verified before it is returned:
-    every pass must parse, must remove one finding of its rule per applied
-    fix without adding others of that rule, and the loop must reach a fixed
+    every pass must parse, must remove each fixed finding (one fewer of its
+    code and message per applied fix), and the loop must reach a fixed
     point (so fixing again changes nothing). If any check fails the original
     text is returned unchanged with an error naming the rule at fault.
     """
@@ -333,16 +334,18 @@ def fix_source(text: str, path: str, settings: RuleSettings, unsafe_fixes: bool)
     applied: Counter = Counter()
     result, current = original, text
     passes: List[set] = []  # the codes fixed by each pass
+    texts = [text]
     for _ in range(MAX_FIX_PASSES + 1):
         chosen = _non_overlapping_fixes(result, unsafe_fixes)
         if not chosen:
-            return FixResult(current, applied, result, result.errors, original.diagnostics)
+            return FixResult(current, applied, result, result.errors, original.diagnostics, texts)
         candidate, next_result, problem = verified_fix_pass(result, current, chosen, path, settings)
         if problem:
             return _failed(text, original, _culprit(result, current, chosen, path, settings) or problem)
         applied.update(d.code for d, _ in chosen)
         passes.append({d.code for d, _ in chosen})
         current, result = candidate, next_result
+        texts.append(current)
     cycling = ", ".join(sorted(set().union(*passes[-2:])))  # the fixes still at work at the end
     return _failed(text, original, f"fixes for {cycling} in {path} did not converge after {MAX_FIX_PASSES} passes")
 
@@ -358,8 +361,8 @@ def verified_fix_pass(
 ) -> Tuple[str, Optional[LintResult], str]:
     """Apply the chosen fixes: the new text, its lint result, and what is wrong with it ("" when nothing).
 
-    The check every fix passes before it is written: the result parses, each fixed rule has one finding
-    fewer per applied fix, and no other finding appears. The fix loop and the language server's quick fixes
+    The check every fix passes before it is written: the result parses, and each fixed finding (its code
+    and message) occurs once fewer per applied fix. The fix loop and the language server's quick fixes
     both go through it.
     """
     from trainlint.fixes import apply_fixes
@@ -372,9 +375,9 @@ def verified_fix_pass(
     if after.has_syntax_error:
         message = after.diagnostics[0].message
         return candidate, after, f"fixing {codes} in {path} produced code that does not parse ({message})"
-    kept = _findings_not_removed(result, after, Counter(d.code for d, _ in chosen))
+    kept = _findings_not_removed(result, after, [d for d, _ in chosen])
     if kept:
-        return candidate, after, f"the fix for {kept} in {path} left its finding in place (or added another)"
+        return candidate, after, f"the fix for {kept} in {path} left its finding in place"
     return candidate, after, ""
 
 
@@ -388,11 +391,22 @@ def _culprit(result: LintResult, current: str, chosen: List[Tuple[Diagnostic, An
     return ""
 
 
-def _findings_not_removed(before: LintResult, after: LintResult, fixed: Counter) -> str:
-    """The codes (comma-separated) whose findings did not drop by one per applied fix."""
-    counts_before = Counter(d.code for d in before.diagnostics)
-    counts_after = Counter(d.code for d in after.diagnostics)
-    return ", ".join(sorted(code for code, n in fixed.items() if counts_after[code] > counts_before[code] - n))
+def _findings_not_removed(before: LintResult, after: LintResult, fixed: List[Diagnostic]) -> str:
+    """The codes (comma-separated) of fixed findings that are still there, one fewer per applied fix.
+
+    A finding is its code and its message (which names what it is about, not where it is, so it
+    survives the lines a fix inserts). A fix may reveal another finding: detaching a stored output
+    (TL401) leaves a list that still grows every step, TL402's finding with its own message; the
+    fix loop goes on to fix that one. What a fix may not do is leave its own finding in place.
+    """
+    counts_before = Counter(_identity(d) for d in before.diagnostics)
+    counts_after = Counter(_identity(d) for d in after.diagnostics)
+    removed = Counter(_identity(d) for d in fixed)
+    return ", ".join(sorted({key[0] for key, n in removed.items() if counts_after[key] > counts_before[key] - n}))
+
+
+def _identity(diagnostic: Diagnostic) -> Tuple[str, str]:
+    return diagnostic.code, diagnostic.message
 
 
 def _codes(chosen: List[Tuple[Diagnostic, Any]]) -> str:
@@ -412,7 +426,7 @@ def _failed(text: str, original: LintResult, problem: str) -> FixResult:
     from trainlint import __version__
 
     error = f"{problem}; the file was left unchanged. This is a bug in trainlint {__version__}: please report it with the file."
-    return FixResult(text, Counter(), original, [error] + original.errors, original.diagnostics)
+    return FixResult(text, Counter(), original, [error] + original.errors, original.diagnostics, [text])
 
 
 def _overlaps(a: Tuple, b: Tuple) -> bool:

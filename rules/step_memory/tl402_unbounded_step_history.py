@@ -438,6 +438,10 @@ class UnboundedStepHistory(Rule):
             return "number"
         if isinstance(call.func, cst.Attribute):
             method = call.func.attr.value
+            if method in ("detach", "clone") and isinstance(call.func.value, cst.Call):
+                copied = self._called_element(call.func.value)  # ``x.to("cpu").detach()`` is still a CPU tensor
+                if copied != "element":
+                    return copied
             if method in NUMBER_METHODS:
                 return "number"
             host = method in ("cpu", "numpy") or (method == "to" and _moves_to_cpu(call))
