@@ -116,8 +116,8 @@ def python_tree(text: str, path: str) -> Tuple[Any, Optional[Diagnostic], bool]:
         return None, diagnostic, error.msg.startswith("too many")  # "too many nested parentheses", "... statically nested blocks"
     except (RecursionError, MemoryError):
         return None, syntax_error(path, 1, 1, "The file is nested too deeply to parse"), True
-    except ValueError:  # null bytes: the decoder reports them first
-        return None, None, False
+    except ValueError as error:  # null bytes: 3.10 raises ValueError where 3.11+ raise SyntaxError (at no line)
+        return None, syntax_error(path, 1, 1, f"SyntaxError: {error}"), False
 
 
 def _deeper_than(tree: Any, limit: int) -> bool:

@@ -223,3 +223,19 @@ def test_a_5_mb_file_with_a_syntax_error_gets_its_finding(demo: Path) -> None:
     write(demo, {"table.py": generated_table(5_000_000) + "print(1\n"})
     result = invoke("check", "--no-cache", "-q", "table.py")
     assert (result.exit_code, result.stdout) == (1, f"table.py:{generated_table(5_000_000).count(chr(10)) + 1}:6: TL001 SyntaxError: '(' was never closed\n")
+
+
+def test_null_bytes_are_a_syntax_error_where_compile_raises_value_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Python 3.10's compile() raises ValueError for a null byte (3.11+ raise SyntaxError): an editor's
+    buffer, which no decoder has screened, must still get its TL001 finding."""
+    from trainlint import engine
+
+    def compile_as_on_3_10(source: str, *args: object, **kwargs: object) -> object:
+        if "\0" in source:
+            raise ValueError("source code string cannot contain null bytes")
+        return compile(source, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(engine, "compile", compile_as_on_3_10, raising=False)
+    tree, error, beyond_limits = engine.python_tree('x = "a\0b"\n', "buffer.py")
+    assert (tree, beyond_limits) == (None, False)
+    assert (error.code, error.message) == ("TL001", "SyntaxError: source code string cannot contain null bytes")
