@@ -125,7 +125,7 @@ def run_options(command: Callable) -> Callable:
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain."),
         click.option("--statistics", is_flag=True, help="Show counts per rule instead of each finding (concise, full or json)."),
         click.option("--show-files", is_flag=True, help="List the files that would be checked, and exit."),
-        click.option("--show-settings", is_flag=True, help="Show the settings that apply to the first file (or PATH), and exit."),
+        click.option("--show-settings", is_flag=True, help="Show the settings that apply to each PATH (one block per configuration file under a folder), and exit."),
         click.option("-q", "--quiet", is_flag=True, help="Print findings and errors only: no summary, no warnings."),
         click.option("--config", "config", multiple=True, type=ConfigArgument(), help="A configuration file for every path, or a `KEY = VALUE` override (repeatable)."),
         click.option("--isolated", is_flag=True, help="Ignore every configuration file (inline --config overrides still apply)."),

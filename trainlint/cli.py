@@ -312,19 +312,25 @@ def _check_statistics_format(report: _ReportOptions) -> None:
 
 
 def _show(paths: Sequence[str], resolver, force_exclude: bool, settings: bool) -> int:
-    """--show-files: the files a run would check; --show-settings: the settings of the first of them."""
+    """--show-files: the files a run would check; --show-settings: the settings that apply to each PATH."""
     from trainlint.discovery import discover
-    from trainlint.show import files_listing, settings_listing
+    from trainlint.show import files_listing, settings_listing, settings_targets
 
-    found = discover([Path(p) for p in paths], resolver, force_exclude=force_exclude)
-    for warning in found.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
     if not settings:
+        found = discover([Path(path) for path in paths], resolver, force_exclude=force_exclude)
+        _print_warnings(found.warnings)
         sys.stdout.write(files_listing(found.files))
         return EXIT_CLEAN
-    target = found.files[0] if found.files else Path(paths[0])
-    sys.stdout.write(settings_listing(target, resolver.for_path(target)))
+    found_under = [(Path(path), discover([Path(path)], resolver, force_exclude=force_exclude)) for path in paths]
+    _print_warnings([warning for _, found in found_under for warning in found.warnings])
+    targets = settings_targets([(given, found.files) for given, found in found_under], resolver.for_path)
+    sys.stdout.write("\n".join(settings_listing(target, resolver.for_path(target)) for target in targets))
     return EXIT_CLEAN
+
+
+def _print_warnings(warnings: Sequence[str]) -> None:
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
 
 
 def _interrupted(mode: str, interrupt: KeyboardInterrupt) -> int:
