@@ -29,7 +29,7 @@ gc.set_threshold(200_000, 30, 30)
 import click  # noqa: E402 - after the collector's threshold
 
 from trainlint import __version__  # noqa: E402
-from trainlint.arguments import COMMAND_CONTEXT, SHELLS, Group, UserError, check_paths, run_options  # noqa: E402
+from trainlint.arguments import COMMAND_CONTEXT, SHELLS, Choice, Command, Group, UserError, check_paths, complete_rules, run_options  # noqa: E402
 from trainlint.config import ConfigError  # noqa: E402
 from trainlint.diagnostics import Diagnostic  # noqa: E402
 from trainlint.registry import split_selectors  # noqa: E402
@@ -65,7 +65,7 @@ def cli(ctx: click.Context) -> int:
 
 @cli.lazy("check")
 def _check() -> click.Command:
-    @click.command("check", context_settings=COMMAND_CONTEXT)
+    @click.command("check", cls=Command, context_settings=COMMAND_CONTEXT)
     @run_options
     @click.option("--fix", is_flag=True, help="Apply fixes in place (same as `trainlint fix --write`).")
     @click.option("--diff", is_flag=True, help="Print the fixes as a diff and write nothing; exit 1 if there is one.")
@@ -84,7 +84,7 @@ def _check() -> click.Command:
 
 @cli.lazy("fix")
 def _fix() -> click.Command:
-    @click.command("fix", context_settings=COMMAND_CONTEXT)
+    @click.command("fix", cls=Command, context_settings=COMMAND_CONTEXT)
     @run_options
     @click.option("--write", is_flag=True, help="Apply the fixes in place (default: print a diff).")
     @click.option("--diff", is_flag=True, help="Print the fixes as a diff (the default).")
@@ -100,10 +100,10 @@ def _fix() -> click.Command:
 
 @cli.lazy("rule")
 def _rule() -> click.Command:
-    @click.command("rule", context_settings=COMMAND_CONTEXT)
-    @click.argument("code_or_name", required=False)
+    @click.command("rule", cls=Command, context_settings=COMMAND_CONTEXT)
+    @click.argument("code_or_name", required=False, shell_complete=complete_rules)
     @click.option("--all", "all_rules", is_flag=True, help="Every rule's documentation.")
-    @click.option("--output-format", type=click.Choice(("text", "json")), default="text", show_default=True, help="Markdown text, or JSON records.")
+    @click.option("--output-format", type=Choice(("text", "json")), default="text", show_default=True, help="Markdown text, or JSON records.")
     def rule(code_or_name: Optional[str], all_rules: bool, output_format: str) -> int:
         """Show a rule's documentation (by code or name), or every rule's with --all."""
         import json
@@ -131,7 +131,7 @@ def _rule() -> click.Command:
 
 @cli.lazy("rules")
 def _rules() -> click.Command:
-    @click.command("rules", context_settings=COMMAND_CONTEXT)
+    @click.command("rules", cls=Command, context_settings=COMMAND_CONTEXT)
     def list_rules() -> int:
         """List every rule: code, name, fix availability, summary."""
         from trainlint.docs import rules_table
@@ -144,7 +144,7 @@ def _rules() -> click.Command:
 
 @cli.lazy("clean")
 def _clean() -> click.Command:
-    @click.command("clean", context_settings=COMMAND_CONTEXT)
+    @click.command("clean", cls=Command, context_settings=COMMAND_CONTEXT)
     @click.argument("paths", nargs=-1, type=click.Path(exists=True, file_okay=False, path_type=Path))
     def clean(paths: Tuple[Path, ...]) -> int:
         """Remove trainlint's caches (.trainlint_cache) under PATHS (default: the current directory)."""
@@ -161,7 +161,7 @@ def _clean() -> click.Command:
 
 @cli.lazy("server")
 def _server() -> click.Command:
-    @click.command("server", context_settings=COMMAND_CONTEXT)
+    @click.command("server", cls=Command, context_settings=COMMAND_CONTEXT)
     def server() -> int:
         """Run the language server over stdio: findings, fixes and rule docs in the editor (needs `trainlint[server]`)."""
         from trainlint.server import main as serve
@@ -173,8 +173,8 @@ def _server() -> click.Command:
 
 @cli.lazy("completion")
 def _completion() -> click.Command:
-    @click.command("completion", context_settings=COMMAND_CONTEXT)
-    @click.argument("shell", type=click.Choice(SHELLS))
+    @click.command("completion", cls=Command, context_settings=COMMAND_CONTEXT)
+    @click.argument("shell", type=Choice(SHELLS))
     def completion(shell: str) -> int:
         """Print the shell completion script for SHELL.
 
