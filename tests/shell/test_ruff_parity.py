@@ -179,7 +179,9 @@ def test_inline_config_overrides_win_over_the_file(project: Path) -> None:
 @pytest.mark.parametrize(
     "override, message",
     [
-        ("selekt = []", "`--config` override: unknown key `selekt`"),
+        ("selekt = []", "`--config` override: unknown key `selekt` in the top level; did you mean `select`? (valid keys: select, ignore,"),
+        ("options.TL999.min-args = 2", "`--config` override: `options.TL999` names no rule (rules with options: TL702)"),
+        ("unsafe-fixes = 1", "`--config` override: `unsafe-fixes` must be true or false, got 1"),
         ("select = [", "is neither a file nor a `key = value` override in TOML"),
         ('select = ["TL9"]', "Unknown rule selector `TL9`"),
     ],
