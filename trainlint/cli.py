@@ -108,7 +108,7 @@ def _rule() -> click.Command:
         """Show a rule's documentation (by code or name), or every rule's with --all."""
         import json
 
-        from trainlint.docs import all_codes, find_code, rule_markdown, rule_record, unknown_rule_message
+        from trainlint.docs import all_codes, find_code, rule_page, rule_record, unknown_rule_message
 
         if all_rules == (code_or_name is not None):
             raise click.UsageError("name one rule (CODE_OR_NAME) or give --all")
@@ -123,7 +123,7 @@ def _rule() -> click.Command:
             records = [rule_record(code) for code in codes]
             click.echo(json.dumps(records if all_rules else records[0], indent=2))
         else:
-            click.echo("\n".join(rule_markdown(code) for code in codes))
+            click.echo("\n".join(rule_page(code) for code in codes))
         return EXIT_CLEAN
 
     return rule
@@ -134,9 +134,9 @@ def _rules() -> click.Command:
     @click.command("rules", cls=Command, context_settings=COMMAND_CONTEXT)
     def list_rules() -> int:
         """List every rule: code, name, fix availability, summary."""
-        from trainlint.docs import rules_table
+        from trainlint.docs import rules_listing
 
-        click.echo(rules_table())
+        click.echo(rules_listing())
         return EXIT_CLEAN
 
     return list_rules

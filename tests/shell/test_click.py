@@ -116,3 +116,23 @@ def test_completion_in_bash(project: Path, words: str, expected: str) -> None:
     env = {**demo_env(), "PATH": os.pathsep.join([str(Path(console_script()).parent), os.environ.get("PATH", "")])}
     process = subprocess.run(["bash", "-c", program], cwd=project, env=env, capture_output=True, text=True, timeout=60)
     assert process.stdout.split() == expected.split(), process.stderr
+
+
+@pytest.mark.parametrize("args", [["rules"], ["rule", "TL101"], ["rule", "--all"]])
+def test_rule_documentation_commands_import_no_parser(args: list) -> None:
+    """They print the shipped pages (what the rule docstrings say) without importing the rules, LibCST or the analyses."""
+    program = (
+        "import contextlib, io, sys\n"
+        "from trainlint.cli import main\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):\n"
+        f"    main({args!r})\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'libcst' or m.startswith('trainlint.analysis'))[:3])\n"
+        "from trainlint.docs import all_codes, rule_markdown, rules_table\n"
+        f"codes = all_codes() if {args!r} == ['rule', '--all'] else {args[1:]!r}\n"
+        f"expected = rules_table() if {args!r} == ['rules'] else '\\n'.join(rule_markdown(c) for c in codes)\n"
+        "print(out.getvalue() == expected + '\\n')\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the shipped rules, not the demo ones
+    process = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=env, timeout=120)
+    assert process.stdout.splitlines()[-2:] == ["[]", "True"], process.stderr
