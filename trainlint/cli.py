@@ -312,25 +312,26 @@ def _check_statistics_format(report: _ReportOptions) -> None:
 
 
 def _show(paths: Sequence[str], resolver, force_exclude: bool, settings: bool) -> int:
-    """--show-files: the files a run would check; --show-settings: the settings that apply to each PATH."""
+    """--show-files: the files a run would check; --show-settings: the settings that apply to each PATH.
+    A PATH that cannot be checked (missing, say) is an error, exit 2, as in a check."""
     from trainlint.discovery import discover
     from trainlint.show import files_listing, settings_listing, settings_targets
 
     if not settings:
         found = discover([Path(path) for path in paths], resolver, force_exclude=force_exclude)
-        _print_warnings(found.warnings)
         sys.stdout.write(files_listing(found.files))
-        return EXIT_CLEAN
+        return _show_errors(found.warnings)
     found_under = [(Path(path), discover([Path(path)], resolver, force_exclude=force_exclude)) for path in paths]
-    _print_warnings([warning for _, found in found_under for warning in found.warnings])
-    targets = settings_targets([(given, found.files) for given, found in found_under], resolver.for_path)
+    shown = [(given, found.files) for given, found in found_under if found.files or given.exists()]
+    targets = settings_targets(shown, resolver.for_path)
     sys.stdout.write("\n".join(settings_listing(target, resolver.for_path(target)) for target in targets))
-    return EXIT_CLEAN
+    return _show_errors([problem for _, found in found_under for problem in found.warnings])
 
 
-def _print_warnings(warnings: Sequence[str]) -> None:
-    for warning in warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+def _show_errors(problems: Sequence[str]) -> int:
+    for problem in problems:
+        print(f"error: {problem}", file=sys.stderr)
+    return EXIT_ERROR if problems else EXIT_CLEAN
 
 
 def _interrupted(mode: str, interrupt: KeyboardInterrupt) -> int:

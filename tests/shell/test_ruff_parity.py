@@ -93,6 +93,14 @@ def test_show_settings_shows_each_configuration_under_a_folder_and_each_path(pro
     assert named["tests/test_d.py"][1]["rules-for-this-file"] == ["TL701", "TL702"]  # the default test ignores hit no TL7
 
 
+@pytest.mark.parametrize("flag", ["--show-files", "--show-settings"])
+def test_show_flags_on_a_missing_path_are_an_error_as_in_a_check(project: Path, flag: str) -> None:
+    write(project, {"a.py": EVAL})
+    result = invoke("check", flag, "a.py", "missing.py")
+    assert (result.exit_code, result.stderr) == (2, "error: missing.py: No such file or directory\n")
+    assert "a.py" in result.stdout and "missing.py" not in result.stdout
+
+
 def test_show_settings_names_the_torch_the_fixes_target(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(project, {"pyproject.toml": '[project]\ndependencies = ["torch>=2.4"]\n[tool.trainlint]\n', "a.py": EVAL, "b/c.py": EVAL})
     declared = settings_blocks(invoke("check", "--show-settings", "a.py").stdout)["a.py"][1]
