@@ -75,11 +75,16 @@ _ASSUMED = f"{ASSUMED_TORCH[0]}.{ASSUMED_TORCH[1]}"
 
 
 def _target_torch_line(settings: Settings) -> str:
-    """The torch the fixes may rely on: set (or read from the project's dependency on torch) for every rule, or assumed."""
-    targets = {options[_TARGET_TORCH] for options in settings.options.values() if options.get(_TARGET_TORCH)}
-    if not targets:
+    """The torch the fixes may rely on. A ``target-torch`` (set, or read from the project's dependency on
+    torch) reaches every rule's options; a rule's own ``options.CODE.target-torch`` is shown on its line."""
+    from collections import Counter
+
+    from trainlint.registry import ALL_CODES
+
+    targets = Counter(settings.options.get(code, {}).get(_TARGET_TORCH) or None for code in ALL_CODES)
+    if targets[None]:  # some rule has none: nothing sets one for every rule
         return f"{_TARGET_TORCH} = {_toml(_ASSUMED)}  # assumed: neither the configuration nor the project's dependencies name a torch version"
-    return f"{_TARGET_TORCH} = {_toml(sorted(targets)[0])}  # from the configuration or the project's dependency on torch"
+    return f"{_TARGET_TORCH} = {_toml(targets.most_common(1)[0][0])}  # from the configuration or the project's dependency on torch"
 
 
 def _inline_table(items: Iterable[Tuple[str, object]]) -> str:
