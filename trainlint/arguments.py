@@ -73,6 +73,30 @@ class Group(click.Group):
         ctx.exit(super().invoke(ctx))
 
 
+class Command(click.Command):
+    """A command whose did-you-mean for a mistyped option names the closest option, as Ruff's tip does:
+    click lists every close match in alphabetical order (``--selct``: '--extend-select', '--help', '--select')."""
+
+    def parse_args(self, ctx: click.Context, args: List[str]) -> List[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as error:
+            if not error.possibilities or len(error.possibilities) == 1:
+                raise
+            raise click.NoSuchOption(error.option_name, possibilities=error.possibilities[:1], ctx=ctx) from None
+
+
+class Choice(click.Choice):
+    """click's choice with a did-you-mean for a mistyped value (``--output-format sarf``)."""
+
+    def get_invalid_choice_message(self, value: Any, ctx: Optional[click.Context]) -> str:
+        import difflib
+
+        message = super().get_invalid_choice_message(value, ctx)
+        close = difflib.get_close_matches(str(value), [str(choice) for choice in self.choices], n=1)
+        return f"{message} Did you mean {close[0]!r}?" if close else message
+
+
 class ConfigArgument(click.ParamType):
     """``--config``: a configuration file, or an inline ``KEY = VALUE`` override in TOML, as Ruff takes it.
 
@@ -107,25 +131,41 @@ class PerFileIgnore(click.ParamType):
         return (pattern, selectors)
 
 
+def complete_rules(ctx: click.Context, param: click.Parameter, incomplete: str) -> List[Any]:
+    """Shell completion of rule selectors: codes (the rule's name as help) and names, ``ALL`` where a
+    selector may be given; in a comma-separated list, the last item (``TL101,TL2<TAB>``)."""
+    from click.shell_completion import CompletionItem
+
+    from trainlint.registry import ENTRIES_BY_CODE
+
+    done, comma, last = incomplete.rpartition(",")
+    head = done + comma
+    candidates = [(code, entry.name) for code, entry in sorted(ENTRIES_BY_CODE.items())]
+    candidates += [(entry.name, code) for code, entry in sorted(ENTRIES_BY_CODE.items())]
+    if param.name != "code_or_name":
+        candidates.append(("ALL", "every rule"))
+    return [CompletionItem(head + value, help=help) for value, help in candidates if value.lower().startswith(last.lower())]
+
+
 def run_options(command: Callable) -> Callable:
     """The options ``check`` and ``fix`` share."""
     options = [
         click.argument("paths", nargs=-1, type=click.Path(path_type=str, allow_dash=True)),
-        click.option("--select", multiple=True, metavar="CODES", help="Rules to enable (codes, prefixes like TL2, names, ALL); replaces the configured selection."),
-        click.option("--ignore", multiple=True, metavar="CODES", help="Rules to disable."),
-        click.option("--extend-select", multiple=True, metavar="CODES", help="Rules to enable on top of the selection."),
+        click.option("--select", multiple=True, metavar="CODES", shell_complete=complete_rules, help="Rules to enable (codes, prefixes like TL2, names, ALL); replaces the configured selection."),
+        click.option("--ignore", multiple=True, metavar="CODES", shell_complete=complete_rules, help="Rules to disable."),
+        click.option("--extend-select", multiple=True, metavar="CODES", shell_complete=complete_rules, help="Rules to enable on top of the selection."),
         click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Include fixes that may change behaviour."),
-        click.option("--fixable", multiple=True, metavar="CODES", help="Only these rules' fixes are applied or offered (default: all)."),
-        click.option("--unfixable", multiple=True, metavar="CODES", help="These rules' fixes are never applied or offered."),
+        click.option("--fixable", multiple=True, metavar="CODES", shell_complete=complete_rules, help="Only these rules' fixes are applied or offered (default: all)."),
+        click.option("--unfixable", multiple=True, metavar="CODES", shell_complete=complete_rules, help="These rules' fixes are never applied or offered."),
         click.option("--per-file-ignores", multiple=True, type=PerFileIgnore(), help="Rules to ignore in matching files; replaces the configured ones (repeatable)."),
         click.option("--extend-per-file-ignores", multiple=True, type=PerFileIgnore(), help="Like --per-file-ignores, on top of the configured ones."),
-        click.option("--output-format", type=click.Choice(FORMATS), envvar="TRAINLINT_OUTPUT_FORMAT", show_envvar=True, default=DEFAULT_FORMAT, show_default=True, help="Report format (text is the old name of concise)."),
+        click.option("--output-format", type=Choice(FORMATS), envvar="TRAINLINT_OUTPUT_FORMAT", show_envvar=True, default=DEFAULT_FORMAT, show_default=True, help="Report format (text is the old name of concise)."),
         click.option("-o", "--output-file", type=click.Path(dir_okay=False, writable=True, path_type=str), envvar="TRAINLINT_OUTPUT_FILE", show_envvar=True, help="Write the report to this file."),
-        click.option("--color", type=click.Choice(("auto", "always", "never")), default="auto", show_default=True, help="Colour the human formats (auto: on a terminal, unless NO_COLOR is set)."),
+        click.option("--color", type=Choice(("auto", "always", "never")), default="auto", show_default=True, help="Colour the human formats (auto: on a terminal, unless NO_COLOR is set)."),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain."),
         click.option("--statistics", is_flag=True, help="Show counts per rule instead of each finding (concise, full or json)."),
         click.option("--show-files", is_flag=True, help="List the files that would be checked, and exit."),
-        click.option("--show-settings", is_flag=True, help="Show the settings that apply to the first file (or PATH), and exit."),
+        click.option("--show-settings", is_flag=True, help="Show the settings that apply to each PATH (one block per configuration file under a folder), and exit."),
         click.option("-q", "--quiet", is_flag=True, help="Print findings and errors only: no summary, no warnings."),
         click.option("--config", "config", multiple=True, type=ConfigArgument(), help="A configuration file for every path, or a `KEY = VALUE` override (repeatable)."),
         click.option("--isolated", is_flag=True, help="Ignore every configuration file (inline --config overrides still apply)."),

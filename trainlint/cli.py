@@ -29,7 +29,7 @@ gc.set_threshold(200_000, 30, 30)
 import click  # noqa: E402 - after the collector's threshold
 
 from trainlint import __version__  # noqa: E402
-from trainlint.arguments import COMMAND_CONTEXT, SHELLS, Group, UserError, check_paths, run_options  # noqa: E402
+from trainlint.arguments import COMMAND_CONTEXT, SHELLS, Choice, Command, Group, UserError, check_paths, complete_rules, run_options  # noqa: E402
 from trainlint.config import ConfigError  # noqa: E402
 from trainlint.diagnostics import Diagnostic  # noqa: E402
 from trainlint.registry import split_selectors  # noqa: E402
@@ -65,7 +65,7 @@ def cli(ctx: click.Context) -> int:
 
 @cli.lazy("check")
 def _check() -> click.Command:
-    @click.command("check", context_settings=COMMAND_CONTEXT)
+    @click.command("check", cls=Command, context_settings=COMMAND_CONTEXT)
     @run_options
     @click.option("--fix", is_flag=True, help="Apply fixes in place (same as `trainlint fix --write`).")
     @click.option("--diff", is_flag=True, help="Print the fixes as a diff and write nothing; exit 1 if there is one.")
@@ -84,7 +84,7 @@ def _check() -> click.Command:
 
 @cli.lazy("fix")
 def _fix() -> click.Command:
-    @click.command("fix", context_settings=COMMAND_CONTEXT)
+    @click.command("fix", cls=Command, context_settings=COMMAND_CONTEXT)
     @run_options
     @click.option("--write", is_flag=True, help="Apply the fixes in place (default: print a diff).")
     @click.option("--diff", is_flag=True, help="Print the fixes as a diff (the default).")
@@ -100,15 +100,15 @@ def _fix() -> click.Command:
 
 @cli.lazy("rule")
 def _rule() -> click.Command:
-    @click.command("rule", context_settings=COMMAND_CONTEXT)
-    @click.argument("code_or_name", required=False)
+    @click.command("rule", cls=Command, context_settings=COMMAND_CONTEXT)
+    @click.argument("code_or_name", required=False, shell_complete=complete_rules)
     @click.option("--all", "all_rules", is_flag=True, help="Every rule's documentation.")
-    @click.option("--output-format", type=click.Choice(("text", "json")), default="text", show_default=True, help="Markdown text, or JSON records.")
+    @click.option("--output-format", type=Choice(("text", "json")), default="text", show_default=True, help="Markdown text, or JSON records.")
     def rule(code_or_name: Optional[str], all_rules: bool, output_format: str) -> int:
         """Show a rule's documentation (by code or name), or every rule's with --all."""
         import json
 
-        from trainlint.docs import all_codes, find_code, rule_markdown, rule_record, unknown_rule_message
+        from trainlint.docs import all_codes, find_code, rule_page, rule_record, unknown_rule_message
 
         if all_rules == (code_or_name is not None):
             raise click.UsageError("name one rule (CODE_OR_NAME) or give --all")
@@ -123,7 +123,7 @@ def _rule() -> click.Command:
             records = [rule_record(code) for code in codes]
             click.echo(json.dumps(records if all_rules else records[0], indent=2))
         else:
-            click.echo("\n".join(rule_markdown(code) for code in codes))
+            click.echo("\n".join(rule_page(code) for code in codes))
         return EXIT_CLEAN
 
     return rule
@@ -131,12 +131,12 @@ def _rule() -> click.Command:
 
 @cli.lazy("rules")
 def _rules() -> click.Command:
-    @click.command("rules", context_settings=COMMAND_CONTEXT)
+    @click.command("rules", cls=Command, context_settings=COMMAND_CONTEXT)
     def list_rules() -> int:
         """List every rule: code, name, fix availability, summary."""
-        from trainlint.docs import rules_table
+        from trainlint.docs import rules_listing
 
-        click.echo(rules_table())
+        click.echo(rules_listing())
         return EXIT_CLEAN
 
     return list_rules
@@ -144,7 +144,7 @@ def _rules() -> click.Command:
 
 @cli.lazy("clean")
 def _clean() -> click.Command:
-    @click.command("clean", context_settings=COMMAND_CONTEXT)
+    @click.command("clean", cls=Command, context_settings=COMMAND_CONTEXT)
     @click.argument("paths", nargs=-1, type=click.Path(exists=True, file_okay=False, path_type=Path))
     def clean(paths: Tuple[Path, ...]) -> int:
         """Remove trainlint's caches (.trainlint_cache) under PATHS (default: the current directory)."""
@@ -161,7 +161,7 @@ def _clean() -> click.Command:
 
 @cli.lazy("server")
 def _server() -> click.Command:
-    @click.command("server", context_settings=COMMAND_CONTEXT)
+    @click.command("server", cls=Command, context_settings=COMMAND_CONTEXT)
     def server() -> int:
         """Run the language server over stdio: findings, fixes and rule docs in the editor (needs `trainlint[server]`)."""
         from trainlint.server import main as serve
@@ -173,8 +173,8 @@ def _server() -> click.Command:
 
 @cli.lazy("completion")
 def _completion() -> click.Command:
-    @click.command("completion", context_settings=COMMAND_CONTEXT)
-    @click.argument("shell", type=click.Choice(SHELLS))
+    @click.command("completion", cls=Command, context_settings=COMMAND_CONTEXT)
+    @click.argument("shell", type=Choice(SHELLS))
     def completion(shell: str) -> int:
         """Print the shell completion script for SHELL.
 
@@ -312,19 +312,26 @@ def _check_statistics_format(report: _ReportOptions) -> None:
 
 
 def _show(paths: Sequence[str], resolver, force_exclude: bool, settings: bool) -> int:
-    """--show-files: the files a run would check; --show-settings: the settings of the first of them."""
+    """--show-files: the files a run would check; --show-settings: the settings that apply to each PATH.
+    A PATH that cannot be checked (missing, say) is an error, exit 2, as in a check."""
     from trainlint.discovery import discover
-    from trainlint.show import files_listing, settings_listing
+    from trainlint.show import files_listing, settings_listing, settings_targets
 
-    found = discover([Path(p) for p in paths], resolver, force_exclude=force_exclude)
-    for warning in found.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
     if not settings:
+        found = discover([Path(path) for path in paths], resolver, force_exclude=force_exclude)
         sys.stdout.write(files_listing(found.files))
-        return EXIT_CLEAN
-    target = found.files[0] if found.files else Path(paths[0])
-    sys.stdout.write(settings_listing(target, resolver.for_path(target)))
-    return EXIT_CLEAN
+        return _show_errors(found.warnings)
+    found_under = [(Path(path), discover([Path(path)], resolver, force_exclude=force_exclude)) for path in paths]
+    shown = [(given, found.files) for given, found in found_under if found.files or given.exists()]
+    targets = settings_targets(shown, resolver.for_path)
+    sys.stdout.write("\n".join(settings_listing(target, resolver.for_path(target)) for target in targets))
+    return _show_errors([problem for _, found in found_under for problem in found.warnings])
+
+
+def _show_errors(problems: Sequence[str]) -> int:
+    for problem in problems:
+        print(f"error: {problem}", file=sys.stderr)
+    return EXIT_ERROR if problems else EXIT_CLEAN
 
 
 def _interrupted(mode: str, interrupt: KeyboardInterrupt) -> int:

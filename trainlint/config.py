@@ -266,7 +266,9 @@ def _rule_options(value: Any, path: Optional[Path]) -> Dict[str, Dict[str, Any]]
         entry = find_entry(str(rule_key))
         if entry is None:
             known = list(ENTRIES_BY_CODE) + list(ENTRIES_BY_NAME)
-            raise _config_error(path, f"`options.{rule_key}` names no rule{_did_you_mean(str(rule_key), known)}", keys)
+            with_options = ", ".join(code for code in sorted(ENTRIES_BY_CODE) if load_rule(code).options)
+            message = f"`options.{rule_key}` names no rule{_did_you_mean(str(rule_key), known)} (rules with options: {with_options})"
+            raise _config_error(path, message, keys)
         if not isinstance(settings, dict):
             raise _config_error(path, f"`options.{rule_key}` must be a table of options", keys, at_value=True)
         declared = load_rule(entry.code).options

@@ -1,8 +1,15 @@
-"""Rule documentation for ``trainlint rule`` and ``trainlint rules``: the rule docstrings."""
+"""Rule documentation for ``trainlint rule`` and ``trainlint rules``: the rule docstrings.
+
+The same text ships as pages in ``trainlint/rule_docs/`` (written by scripts/generate_rule_docs.py
+from :func:`rule_markdown` and :func:`rules_table`; tests/test_rule_docs.py keeps them equal).
+``trainlint rule`` and ``trainlint rules`` print the pages: importing the rules to read their
+docstrings would import LibCST and the analyses, ~0.4 s for a command that parses nothing.
+"""
 
 from __future__ import annotations
 
 import inspect
+from pathlib import Path
 from typing import Dict, List, Optional
 
 from trainlint.diagnostics import Applicability, SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME
@@ -22,6 +29,31 @@ _FIX_AVAILABILITY = {
     Applicability.SAFE: "Fix is sometimes available (see Fix safety).",
     Applicability.UNSAFE: "Fix is sometimes available with `--unsafe-fixes` (see Fix safety).",
 }
+
+
+PAGES = Path(__file__).resolve().parent / "rule_docs"
+_INDEX = "README.md"
+
+
+def rule_page(code: str) -> str:
+    """The documentation of the rule ``code`` (from :func:`find_code`): its shipped page, or, for a rule
+    that has none (a registry other than the shipped one), the docstring itself."""
+    try:
+        return (PAGES / f"{code}.md").read_text(encoding="utf-8")
+    except OSError:
+        return rule_markdown(code) or ""
+
+
+def rules_listing() -> str:
+    """The table of ``trainlint rules``: the one in the shipped index page when it lists exactly the
+    registry's rules, else :func:`rules_table` from the rules themselves."""
+    try:
+        index = (PAGES / _INDEX).read_text(encoding="utf-8")
+    except OSError:
+        return rules_table()
+    table = index.partition("```\n")[2].partition("\n```")[0]
+    codes = [line.split(" ", 1)[0] for line in table.splitlines()[1:]]
+    return table if codes == all_codes() else rules_table()
 
 
 def rule_markdown(code_or_name: str) -> Optional[str]:

@@ -4,7 +4,10 @@
 Read from git's own files instead of asking ``git`` (a process per run, and git may not be
 installed). The configuration is read as git reads it for this one key: the system file,
 then the global ones, then the repository's; the last ``excludesFile`` under ``[core]`` wins.
-Unset, it is ``$XDG_CONFIG_HOME/git/ignore`` (``~/.config/git/ignore``), as git documents.
+An ``[include] path = FILE`` is read where it stands, as git reads it (dotfiles often keep
+``core.excludesFile`` in an included file); ``[includeIf]`` sections, whose conditions need
+git's own view of the repository, are not followed. Unset, it is
+``$XDG_CONFIG_HOME/git/ignore`` (``~/.config/git/ignore``), as git documents.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from typing import List, Optional
 
 _SECTION = re.compile(r"^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+\"[^\"]*\")?\s*\]")
 _EXCLUDES_FILE = re.compile(r"^\s*excludesfile\s*=\s*(.*?)\s*$", re.IGNORECASE)
+_INCLUDE_PATH = re.compile(r"^\s*path\s*=\s*(.*?)\s*$", re.IGNORECASE)
+_MAX_INCLUDE_DEPTH = 10  # git's own limit on nested includes
 
 
 def git_dir(root: Path) -> Optional[Path]:
@@ -74,8 +79,8 @@ def _user_excludes_file(repository_config: Path, root: Path) -> Path:
     return path if path.is_absolute() else root / path
 
 
-def _excludes_file_in(config: Path) -> Optional[str]:
-    """The last ``core.excludesFile`` set in one git configuration file."""
+def _excludes_file_in(config: Path, depth: int = 0) -> Optional[str]:
+    """The last ``core.excludesFile`` set in one git configuration file and the files it includes."""
     try:
         lines = config.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
@@ -86,8 +91,18 @@ def _excludes_file_in(config: Path) -> Optional[str]:
         if header:
             section = header.group(1).lower()
             continue
-        setting = _EXCLUDES_FILE.match(line) if section == "core" else None
-        if setting:
-            value = setting.group(1).split(" #")[0].split(" ;")[0].strip()
-            found = value[1:-1] if len(value) >= 2 and value[0] == value[-1] == '"' else value
+        if section == "core":
+            setting = _EXCLUDES_FILE.match(line)
+            found = _value(setting.group(1)) if setting else found
+        elif section == "include" and depth < _MAX_INCLUDE_DEPTH:
+            include = _INCLUDE_PATH.match(line)
+            if include:  # relative to the including file's folder, as git resolves it
+                included = config.parent / os.path.expanduser(_value(include.group(1)))
+                found = _excludes_file_in(included, depth + 1) or found
     return found
+
+
+def _value(text: str) -> str:
+    """A configuration value without its trailing comment and quotes."""
+    value = text.split(" #")[0].split(" ;")[0].strip()
+    return value[1:-1] if len(value) >= 2 and value[0] == value[-1] == '"' else value

@@ -4,7 +4,8 @@ file under the paths changes, until Ctrl-C.
 Polling with the standard library (a snapshot of sizes and modification times twice a
 second) instead of a file-system notification library: a tree that trainlint checks in
 well under a second is listed in milliseconds, and nothing is added to the dependencies.
-Folders trainlint never checks by default (.git, virtualenvs, caches...) are not listed.
+Folders trainlint never checks by default (.git, virtualenvs, caches...) are not listed; the
+configuration and ignore files of the folders above each path are (the settings come from there).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ def snapshot(paths: Sequence[str]) -> Snapshot:
     """Size and modification time of every file whose change calls for a new check."""
     found: Snapshot = {}
     for top in paths:
+        _record_ancestors(found, top)
         if os.path.isfile(top):
             _record(found, top)
             continue
@@ -37,6 +39,20 @@ def snapshot(paths: Sequence[str]) -> Snapshot:
                 if name.endswith(SOURCE_SUFFIXES) or name in _WATCHED_NAMES:
                     _record(found, os.path.join(folder, name))
     return found
+
+
+def _record_ancestors(found: Snapshot, top: str) -> None:
+    """The configuration and ignore files of the folders above ``top``: the ``pyproject.toml`` that
+    configures ``trainlint check --watch src/`` sits in the folder above it. A file created there
+    since the last snapshot is a change too, so every name is looked for each time."""
+    folder = os.path.dirname(os.path.abspath(top))
+    while True:
+        for name in _WATCHED_NAMES:
+            _record(found, os.path.join(folder, name))
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return
+        folder = parent
 
 
 def _record(found: Snapshot, path: str) -> None:

@@ -27,7 +27,7 @@ def test_no_command_prints_the_help_and_exits_0() -> None:
     [
         (["check", "--bogus"], "No such option '--bogus'."),
         (["check", "--sel", "TL7"], "No such option '--sel'."),  # no abbreviations
-        (["check", "--selekt", "TL7"], "No such option '--selekt'. (Did you mean one of: '--extend-select', '--select'?)"),
+        (["check", "--selekt", "TL7"], "No such option '--selekt'. Did you mean '--select'?"),
         (["fix", "--wrte"], "No such option '--wrte'. Did you mean '--write'?"),
         (["rules", "extra"], "Got unexpected extra argument (extra)"),
         (["chek"], "No such command 'chek'. Did you mean 'check'?"),

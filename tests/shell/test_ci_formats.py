@@ -53,6 +53,21 @@ def test_junit_parses_as_junit_xml(project: Path) -> None:
     assert (eval_case.get("name"), eval_case.get("line"), eval_case.find("failure").get("message")) == ("org.trainlint.TL702", "2", "Use of `eval`")
 
 
+def test_junit_as_a_junit_consumer_reads_it(project: Path, tmp_path: Path) -> None:
+    """junitparser reads reports as CI servers do (Jenkins, GitLab): suites, cases, failures and their counts."""
+    from junitparser import Failure, JUnitXml
+
+    two_files(project)
+    report = tmp_path / "report.xml"
+    assert invoke("check", "--output-format", "junit", "-o", str(report)).exit_code == 1
+    xml = JUnitXml.fromfile(str(report))
+    suites = list(xml)
+    assert [(Path(suite.name).name, suite.tests, suite.failures, suite.errors) for suite in suites] == [("a.py", 1, 1, 0), ("e.py", 2, 2, 0)]
+    cases = [case for suite in suites for case in suite]
+    assert all(len(case.result) == 1 and isinstance(case.result[0], Failure) and case.result[0].message for case in cases)
+    assert [case.name for case in cases] == ["org.trainlint.TL701", "org.trainlint.TL702", "org.trainlint.TL702"]
+
+
 def test_junit_escapes_what_xml_needs(project: Path) -> None:
     write(project, {"a&b<c>.py": EVAL})
     root = ElementTree.fromstring(invoke("check", "--output-format", "junit").stdout.encode())

@@ -47,7 +47,14 @@ def test_a_typo_in_an_option_shows_the_subcommands_usage() -> None:
     result = run("fix", "--unsafe-fixs")
     assert result.exit_code == 2
     assert result.output.startswith("Usage: trainlint fix [OPTIONS] [PATHS]...")
-    assert "No such option '--unsafe-fixs'. (Did you mean one of: " in result.output and "'--unsafe-fixes'" in result.output
+    assert "Error: No such option '--unsafe-fixs'. Did you mean '--unsafe-fixes'?\n" in result.output  # the closest, not every near one
+    assert "Did you mean '--select'?\n" in run("check", "--selct", "TL7").output  # not '--extend-select', '--help', '--select'
+
+
+def test_a_typo_in_a_choice_gets_a_did_you_mean() -> None:
+    result = run("check", "--output-format", "sarf")
+    assert result.exit_code == 2 and result.output.rstrip().endswith("'sarf' is not one of 'concise', 'full', 'json', 'json-lines', 'junit', 'gitlab', 'pylint', 'github', 'sarif', 'text'. Did you mean 'sarif'?")
+    assert run("rule", "--output-format", "xml", "TL701").output.rstrip().endswith("'xml' is not one of 'text', 'json'.")  # nothing close
 
 
 def test_only_the_invoked_command_is_built(project: Path) -> None:
@@ -89,11 +96,43 @@ def test_completion_answers_for_commands_and_options(project: Path) -> None:
     assert _complete("trainlint completion ", project) == ["plain,bash", "plain,zsh", "plain,fish"]
 
 
+def test_completion_of_rule_codes_names_and_selector_lists(project: Path) -> None:
+    assert _complete("trainlint rule TL7", project) == ["plain,TL701", "plain,TL702"]
+    assert _complete("trainlint rule demo-e", project) == ["plain,demo-eval"]
+    assert _complete("trainlint check --select TL8", project) == ["plain,TL801"]
+    assert _complete("trainlint check --ignore TL701,demo-p", project) == ["plain,TL701,demo-print"]
+    assert _complete("trainlint check --unfixable a", project) == ["plain,ALL"]
+
+
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
-def test_completion_in_bash(project: Path) -> None:
-    """Source the printed script in bash and call its completion function for `trainlint ch`."""
+@pytest.mark.parametrize(
+    "words, expected",
+    [("trainlint ch", "check"), ("trainlint check --output-format j", "json json-lines junit"), ("trainlint rule TL7", "TL701 TL702")],
+)
+def test_completion_in_bash(project: Path, words: str, expected: str) -> None:
+    """Source the printed script in bash and call its completion function as bash does on <TAB>."""
     script = subprocess.run([console_script(), "completion", "bash"], capture_output=True, text=True, env=demo_env(), timeout=60).stdout
-    program = f'{script}\nCOMP_WORDS=(trainlint ch); COMP_CWORD=1; _trainlint_completion trainlint; echo "${{COMPREPLY[@]}}"\n'
+    program = f'{script}\nCOMP_WORDS=({words}); COMP_CWORD={len(words.split()) - 1}; _trainlint_completion trainlint; echo "${{COMPREPLY[@]}}"\n'
     env = {**demo_env(), "PATH": os.pathsep.join([str(Path(console_script()).parent), os.environ.get("PATH", "")])}
     process = subprocess.run(["bash", "-c", program], cwd=project, env=env, capture_output=True, text=True, timeout=60)
-    assert process.stdout.split() == ["check"], process.stderr
+    assert process.stdout.split() == expected.split(), process.stderr
+
+
+@pytest.mark.parametrize("args", [["rules"], ["rule", "TL101"], ["rule", "--all"]])
+def test_rule_documentation_commands_import_no_parser(args: list) -> None:
+    """They print the shipped pages (what the rule docstrings say) without importing the rules, LibCST or the analyses."""
+    program = (
+        "import contextlib, io, sys\n"
+        "from trainlint.cli import main\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):\n"
+        f"    main({args!r})\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'libcst' or m.startswith('trainlint.analysis'))[:3])\n"
+        "from trainlint.docs import all_codes, rule_markdown, rules_table\n"
+        f"codes = all_codes() if {args!r} == ['rule', '--all'] else {args[1:]!r}\n"
+        f"expected = rules_table() if {args!r} == ['rules'] else '\\n'.join(rule_markdown(c) for c in codes)\n"
+        "print(out.getvalue() == expected + '\\n')\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the shipped rules, not the demo ones
+    process = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=env, timeout=120)
+    assert process.stdout.splitlines()[-2:] == ["[]", "True"], process.stderr

@@ -48,6 +48,19 @@ def test_core_excludes_file_from_the_global_configuration(project: Path, home: P
     assert checked() == ["model.py"]
 
 
+def test_core_excludes_file_set_in_an_included_configuration(project: Path, home: Path) -> None:
+    write(
+        home,
+        {
+            ".gitconfig": "[include]\n\tpath = dotfiles/git.local\n[user]\n\tname = x\n",
+            "dotfiles/git.local": "[core]\n\texcludesFile = ~/global-ignore\n",
+            "global-ignore": "*_generated.py\n",
+        },
+    )
+    write(project, {".git/config": "", "model_generated.py": EVAL, "model.py": EVAL})
+    assert checked() == ["model.py"]
+
+
 def test_default_excludes_file_and_repository_config_override(project: Path, home: Path) -> None:
     write(home, {".config/git/ignore": "a.py\n", "other-ignore": "b.py\n"})
     write(project, {".git/config": "", "a.py": EVAL, "b.py": EVAL})

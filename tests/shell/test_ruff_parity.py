@@ -60,6 +60,56 @@ def test_show_settings_on_a_nested_project(project: Path) -> None:
     assert "Settings path: none" in root and 'select = ["TL701", "TL702", "TL801"]' in root
 
 
+def settings_blocks(stdout: str) -> dict:
+    """Each block of --show-settings, by the file it was resolved for: its settings path and its settings as TOML."""
+    blocks = {}
+    for block in stdout.split("\nResolved settings for: "):
+        head, body = block.split("\n\n", 1)
+        target, source = head.replace("Resolved settings for: ", "").split("\nSettings path: ")
+        blocks[target] = (source, tomllib_module().loads(body))
+    return blocks
+
+
+def test_show_settings_shows_each_configuration_under_a_folder_and_each_path(project: Path) -> None:
+    write(
+        project,
+        {
+            "pyproject.toml": '[tool.trainlint]\nselect = ["TL7"]\n',
+            "a.py": EVAL,
+            "sub/trainlint.yaml": "select: [TL801]\nper-file-ignores: {}\n",
+            "sub/b.py": EVAL,
+            "sub/c.py": EVAL,
+            "tests/test_d.py": EVAL,
+        },
+    )
+    whole = settings_blocks(invoke("check", "--show-settings", ".").stdout)
+    assert {target: (source, settings["select"]) for target, (source, settings) in whole.items()} == {
+        "a.py": ("pyproject.toml", ["TL701", "TL702"]),
+        "sub/b.py": ("sub/trainlint.yaml", ["TL801"]),  # the first file under sub's own configuration
+    }
+    assert whole["sub/b.py"][1]["per-file-ignores"] == {}
+    named = settings_blocks(invoke("check", "--show-settings", "sub/c.py", "tests", "a.py").stdout)
+    assert list(named) == ["sub/c.py", "tests/test_d.py", "a.py"]
+    assert named["tests/test_d.py"][1]["rules-for-this-file"] == ["TL701", "TL702"]  # the default test ignores hit no TL7
+
+
+@pytest.mark.parametrize("flag", ["--show-files", "--show-settings"])
+def test_show_flags_on_a_missing_path_are_an_error_as_in_a_check(project: Path, flag: str) -> None:
+    write(project, {"a.py": EVAL})
+    result = invoke("check", flag, "a.py", "missing.py")
+    assert (result.exit_code, result.stderr) == (2, "error: missing.py: No such file or directory\n")
+    assert "a.py" in result.stdout and "missing.py" not in result.stdout
+
+
+def test_show_settings_names_the_torch_the_fixes_target(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(project, {"pyproject.toml": '[project]\ndependencies = ["torch>=2.4"]\n[tool.trainlint]\n', "a.py": EVAL, "b/c.py": EVAL})
+    declared = settings_blocks(invoke("check", "--show-settings", "a.py").stdout)["a.py"][1]
+    assert declared["target-torch"] == "2.4"
+    monkeypatch.chdir(project / "b")  # --isolated reads the dependencies of the working directory: none here
+    assumed = settings_blocks(invoke("check", "--show-settings", "--isolated", "c.py").stdout)["c.py"][1]
+    assert assumed["target-torch"] == "1.10"
+
+
 @pytest.mark.parametrize("output_format", ["github", "sarif"])
 def test_statistics_refuses_formats_it_cannot_honour(project: Path, output_format: str) -> None:
     write(project, {"e.py": EVAL})
@@ -137,7 +187,9 @@ def test_inline_config_overrides_win_over_the_file(project: Path) -> None:
 @pytest.mark.parametrize(
     "override, message",
     [
-        ("selekt = []", "`--config` override: unknown key `selekt`"),
+        ("selekt = []", "`--config` override: unknown key `selekt` in the top level; did you mean `select`? (valid keys: select, ignore,"),
+        ("options.TL999.min-args = 2", "`--config` override: `options.TL999` names no rule (rules with options: TL702)"),
+        ("unsafe-fixes = 1", "`--config` override: `unsafe-fixes` must be true or false, got 1"),
         ("select = [", "is neither a file nor a `key = value` override in TOML"),
         ('select = ["TL9"]', "Unknown rule selector `TL9`"),
     ],

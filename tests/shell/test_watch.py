@@ -23,6 +23,14 @@ def test_snapshot_sees_python_and_configuration_files_only(project: Path) -> Non
     assert sorted(Path(path).name for path in snapshot(["."])) == ["a.py", "b.pyi", "trainlint.yaml"]
 
 
+def test_snapshot_sees_the_configuration_above_a_watched_path(project: Path) -> None:
+    write(project, {"src/a.py": CLEAN, "pyproject.toml": "[tool.trainlint]\n"})
+    before = {top: snapshot([top]) for top in ("src", "src/a.py")}
+    assert all(str(project / "pyproject.toml") in listed for listed in before.values())
+    write(project, {".gitignore": "a.py\n"})  # created above the watched folder and file: a change
+    assert all(snapshot([top]) != listed for top, listed in before.items())
+
+
 def test_a_change_triggers_another_check(project: Path) -> None:
     write(project, {"a.py": CLEAN})
     checks = []
