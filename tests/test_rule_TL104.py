@@ -81,3 +81,14 @@ def test_pinning_a_computed_tensor_is_reported_without_a_fix() -> None:
     source = _source("x = torch.stack(rows).pin_memory()\n")
     (diagnostic,) = lint_source(source, "example.py", SETTINGS).diagnostics
     assert diagnostic.fix is None
+
+
+@pytest.mark.parametrize(("accelerator", "reported"), [('"cuda"', False), ('"auto"', True), ('"gpu"', True), ("choice", True)])
+def test_a_fabric_launched_on_cuda_pins_to_cuda(accelerator: str, reported: bool) -> None:
+    header = "import lightning as L\nimport torch\n"
+    code = f"""
+        def run(data, choice):
+            fabric = L.Fabric(accelerator={accelerator}, devices=1)
+            return fabric.to_device(data.pin_memory())
+    """
+    assert [code for _, code in findings(code, header)] == (["TL104"] if reported else [])

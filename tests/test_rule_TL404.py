@@ -50,6 +50,7 @@ def fixed(text: str) -> str:
         ("ok_forward_in_callee_under_no_grad.py", "        with torch.no_grad():\n            loss", "        if True:\n            loss", "model(...)"),
         ("ok_loop_that_runs_once.py", "        break\n", "        print(batch_idx)\n", "model(...)"),
         ("ok_unit_test_comparison.py", "def test_scripted_model_matches_eager(", "def compare_scripted(", "scripted(...)"),
+        ("ok_launcher_unwraps_for_generate.py", "accelerator.unwrap_model(", "wrapper.unwrap_model(", "wrapper.unwrap_model(...)"),
     ],
 )
 def test_ok_fixture_is_reported_once_its_guard_is_removed(fixture: str, correct: str, broken: str, reported: str) -> None:

@@ -8,6 +8,7 @@ from typing import FrozenSet, List, Optional, Set, Union
 import libcst as cst
 
 from trainlint.analysis import dotted
+from trainlint.analysis.devices import DeviceLattice
 from trainlint.analysis.grad_mode import GradMode
 from trainlint.analysis.graph_values import GraphValues, is_store_target
 from trainlint.analysis.steps import COMPREHENSIONS, Comprehension, EvaluationLoop, EvaluationLoops, Loop, Loops, enclosing_function
@@ -117,12 +118,19 @@ class EvalWithoutNoGrad(Rule):
         grad on (not through a call made under ``no_grad``, as a trainer's ``prediction_step`` calls
         ``compute_loss``)."""
         loops = self.facts.fact(Loops)
+        forwards = [c for c in found.forwards if not self._launcher_method(c)]
         if isinstance(found.loop, COMPREHENSIONS):
-            return [c for c in found.forwards if not grad.runs_without_grad(c)]
+            return [c for c in forwards if not grad.runs_without_grad(c)]
         body = loops.body_nodes(found.loop, (cst.Call,))
         in_body = set(body)
         reached = grad.reached_with_grad(body)  # type: ignore[arg-type]
-        return [c for c in found.forwards if self._records(grad, c, in_body, reached)]
+        return [c for c in forwards if self._records(grad, c, in_body, reached)]
+
+    def _launcher_method(self, call: cst.Call) -> bool:
+        """``accelerator.unwrap_model(model)``: a method of an ``Accelerator``/``Fabric`` hands the model back, it
+        runs no forward pass (fixtures/TL404_eval_without_no_grad/ok_launcher_unwraps_for_generate.py)."""
+        func = call.func
+        return isinstance(func, cst.Attribute) and self.facts.fact(DeviceLattice).is_launcher(func.value)
 
     def _records(self, grad: GradMode, call: cst.Call, in_body: Set[cst.CSTNode], reached: FrozenSet[cst.FunctionDef]) -> bool:
         if call in in_body:
