@@ -453,7 +453,17 @@ class DevicesInUse:
             return False
         if not isinstance(call, cst.Call) or (isinstance(call.func, cst.Attribute) and call.func.attr.value == "to"):
             return False
+        if self._hands_on_placement(argument.value):
+            return False
         return not (self.facts.qualified_name(call.func) or "").startswith("torch.")
+
+    def _hands_on_placement(self, value: cst.BaseExpression) -> bool:
+        """``tokenizer.encode(..., device=model.device)``: the device a model or tensor already lives on, chosen
+        where it was placed, not here (``self.device`` and a launcher's ``accelerator.device`` are choices:
+        fixtures/TL104_pin_memory_without_cuda/ok_fabric_launched_on_cuda.py)."""
+        if not (isinstance(value, cst.Attribute) and value.attr.value == "device") or dotted(value.value) == "self":
+            return False
+        return not self.facts.fact(DeviceLattice).is_launcher(value.value)
 
     def _until_statement(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         for ancestor in self.facts.ancestors(node):
