@@ -50,6 +50,9 @@ def fixed(text: str) -> str:
         ("ok_forward_in_callee_under_no_grad.py", "        with torch.no_grad():\n            loss", "        if True:\n            loss", "model(...)"),
         ("ok_loop_that_runs_once.py", "        break\n", "        print(batch_idx)\n", "model(...)"),
         ("ok_unit_test_comparison.py", "def test_scripted_model_matches_eager(", "def compare_scripted(", "scripted(...)"),
+        ("ok_handful_of_passes.py", "    for i in range(SHOWN):\n        image, label = test_images[i]", "    for i in range(len(test_images)):\n        image, label = test_images[i]", "model(...)"),
+        ("ok_handful_of_passes.py", "attempts = 2\n", "attempts = 20\n", "model(...)"),
+        ("ok_handful_of_passes.py", "        attempts -= 1\n", "", "model(...)"),
         ("ok_launcher_unwraps_for_generate.py", "accelerator.unwrap_model(", "wrapper.unwrap_model(", "wrapper.unwrap_model(...)"),
     ],
 )
@@ -200,3 +203,17 @@ def test_a_comprehension_under_no_grad_or_in_a_header_is_handled() -> None:
     assert findings(silent) == []
     header = _source("model.eval()\nfor row in [model(x) for x, _ in loader]:\n    print(row.sum().item())")
     assert [a for _, _, a in findings(header)] == [None]  # reported, with no statement of its own to wrap
+
+
+def test_a_handful_of_iterations_that_pull_batches_is_still_an_evaluation() -> None:
+    source = _source(
+        """
+        model.eval()
+        batches = iter(loader)
+        for _ in range(4):
+            x, y = next(batches)
+            print(criterion(model(x), y).item())
+        """
+    )
+    assert len(findings(source)) == 1
+    assert findings(source.replace("        x, y = next(batches)\n", "        x, y = batches_held[0]\n")) == []

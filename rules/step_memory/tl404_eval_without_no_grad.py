@@ -10,8 +10,10 @@ import libcst as cst
 from trainlint.analysis import dotted
 from trainlint.analysis.devices import DeviceLattice
 from trainlint.analysis.grad_mode import GradMode
+from trainlint.analysis.names import ASSIGN, Names
 from trainlint.analysis.graph_values import GraphValues, is_store_target
 from trainlint.analysis.steps import COMPREHENSIONS, Comprehension, EvaluationLoop, EvaluationLoops, Loop, Loops, enclosing_function
+from trainlint.analysis.values import Values
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Import, Rule
 
@@ -31,6 +33,9 @@ GRAD_SWITCH = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enab
 # (fixtures/TL404_eval_without_no_grad/ok_needs_gradients.py).
 ATTACK_NAME = re.compile(r"(^|_)(atk|attack|attacker|adversary|pgd|fgsm|cw)(_|$)", re.IGNORECASE)
 STORING_METHODS = frozenset({"append", "extend", "insert", "add", "put"})
+# A loop bounded by a literal this small makes a handful of forward passes (a retry, a few predictions shown in
+# a plot): not an evaluation over a data set (fixtures/TL404_eval_without_no_grad/ok_handful_of_passes.py).
+HANDFUL = 8
 
 
 class EvalWithoutNoGrad(Rule):
@@ -51,7 +56,9 @@ class EvalWithoutNoGrad(Rule):
     without grad; evaluation that needs gradients: `torch.autograd.grad`,
     `requires_grad_()` on inputs, reading `.grad` (saliency maps),
     `torch.enable_grad()`, an adversarial attack (`atk(images, labels)`,
-    `adversary.perturb(...)`); pytest tests (`def test_*`), whose
+    `adversary.perturb(...)`); a loop that runs a handful of times
+    (`for i in range(5):` to plot five predictions, `while retries:`
+    counting 2 down), which is no evaluation over a data set; pytest tests (`def test_*`), whose
     test-sized inputs make the graphs' memory no concern.
 
     ## Why is this bad
@@ -106,6 +113,8 @@ class EvalWithoutNoGrad(Rule):
                 continue
             if grad.runs_without_grad(found.loop) or self._needs_gradients(found.loop) or self._in_a_test(found.loop):
                 continue
+            if self._runs_a_handful_of_times(found.loop):
+                continue
             recording = self._recording(grad, found)
             if recording:
                 reported.append(found.loop)
@@ -155,6 +164,58 @@ class EvalWithoutNoGrad(Rule):
             isinstance(a, cst.With) and any(self.facts.qualified_name(_callee(i.item)) in GRAD_ON for i in a.items)
             for a in self.facts.ancestors(loop)
         )
+
+    def _runs_a_handful_of_times(self, loop: Union[Loop, Comprehension]) -> bool:
+        """``for i in range(5):`` or ``while retries:`` counting a literal down, and no batch pulled with ``next``
+        in the loop's body."""
+        if isinstance(loop, cst.For):
+            bound = self._range_bound(loop.iter)
+        elif isinstance(loop, cst.While):
+            bound = self._countdown_bound(loop)
+        else:
+            return False
+        if bound is None or bound > HANDFUL:
+            return False
+        loops = self.facts.fact(Loops)
+        return not any(dotted(c.func) == "next" for c in loops.body_nodes(loop, (cst.Call,)))  # type: ignore[attr-defined]
+
+    def _range_bound(self, iterable: cst.BaseExpression) -> Optional[int]:
+        """The largest count ``range(n)`` can run, where ``n`` is an int literal (directly or through names)."""
+        if not (isinstance(iterable, cst.Call) and dotted(iterable.func) == "range" and len(iterable.args) == 1):
+            return None
+        return self._largest_int(iterable.args[0].value)
+
+    def _countdown_bound(self, loop: cst.While) -> Optional[int]:
+        """``while n:`` / ``while n > 0:`` where the body runs ``n -= <positive literal>`` unconditionally."""
+        test = loop.test
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+            target = test.comparisons[0]
+            if not (isinstance(target.operator, cst.GreaterThan) and self._largest_int(target.comparator) == 0):
+                return None
+            test = test.left
+        if not isinstance(test, cst.Name) or not isinstance(loop.body, cst.IndentedBlock):
+            return None
+        decrements = [
+            small for line in loop.body.body if isinstance(line, cst.SimpleStatementLine) for small in line.body
+            if isinstance(small, cst.AugAssign) and isinstance(small.operator, cst.SubtractAssign)
+            and isinstance(small.target, cst.Name) and small.target.value == test.value
+            and (self._largest_int(small.value) or 0) > 0
+        ]
+        if not decrements:
+            return None
+        names = self.facts.fact(Names)
+        outside = [b for b in names.reaching(test) if loop not in set(self.facts.ancestors(b.statement))]
+        values = [names.bound_value(b) if b.kind == ASSIGN else None for b in outside]
+        if not values or any(v is None for v in values):
+            return None
+        bounds = [self._largest_int(v) for v in values]  # type: ignore[arg-type]
+        return None if any(b is None for b in bounds) else max(bounds)  # type: ignore[type-var]
+
+    def _largest_int(self, expression: cst.BaseExpression) -> Optional[int]:
+        found = self.facts.fact(Values).literal_values(expression)
+        if not found or not all(type(v) is int for v in found):
+            return None
+        return max(found)  # type: ignore[type-var]
 
     def _in_a_test(self, loop: Union[Loop, Comprehension]) -> bool:
         """A pytest test (``def test_*``): its inputs are test-sized, and the memory of their graphs no concern."""
