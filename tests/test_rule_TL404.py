@@ -217,3 +217,21 @@ def test_a_handful_of_iterations_that_pull_batches_is_still_an_evaluation() -> N
     )
     assert len(findings(source)) == 1
     assert findings(source.replace("        x, y = next(batches)\n", "        x, y = batches_held[0]\n")) == []
+
+
+def test_the_fix_keeps_the_lines_that_close_the_loop_as_they_were() -> None:
+    source = _source(
+        """
+        model.eval()
+        for x, y in loader:
+            print(criterion(model(x), y).item())
+
+            # print("next batch")
+        return None
+        """
+    )
+    result = fixed(source)
+    assert "    with torch.no_grad():\n        for x, y in loader:\n            print(" in result
+    assert '        # print("next batch")\n' in source  # the comment closes the loop's body ...
+    assert '\n\n        # print("next batch")\n    return None\n' in result  # ... and is the same line after the fix
+    compile(result, "case.py", "exec")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import FrozenSet, List, Optional, Set, Union
+from typing import FrozenSet, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -285,9 +285,10 @@ class EvalWithoutNoGrad(Rule):
         if wrapped is None:
             return None  # a comprehension in a compound statement's header: no statement to wrap
         torch = self.facts.torch_name()
+        inner, footer = _without_footer(wrapped.with_changes(leading_lines=()))
         replacement = cst.With(
             items=[cst.WithItem(cst.parse_expression(f"{torch}.no_grad()"))],
-            body=cst.IndentedBlock(body=[wrapped.with_changes(leading_lines=())]),
+            body=cst.IndentedBlock(body=[inner], footer=footer),
             leading_lines=wrapped.leading_lines,
         )
         what = "loop" if wrapped is loop else "statement"
@@ -297,6 +298,16 @@ class EvalWithoutNoGrad(Rule):
             replacements={wrapped: replacement},
             imports=(Import("torch"),) if torch == "torch" else (),
         )
+
+
+def _without_footer(statement: cst.BaseStatement) -> Tuple[cst.BaseStatement, Sequence[cst.EmptyLine]]:
+    """A loop without the comments and blank lines that close its body, and those lines: kept in the ``with``
+    block, at the indentation they had, they stay the lines they were (a trailing ``# print(...)`` included)."""
+    if not isinstance(statement, (cst.For, cst.While)) or statement.orelse is not None:
+        return statement, ()
+    if not isinstance(statement.body, cst.IndentedBlock) or not statement.body.footer:
+        return statement, ()
+    return statement.with_changes(body=statement.body.with_changes(footer=())), statement.body.footer
 
 
 def _statement_of(facts, node: cst.CSTNode) -> Optional[cst.SimpleStatementLine]:
