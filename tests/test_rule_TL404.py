@@ -235,3 +235,19 @@ def test_the_fix_keeps_the_lines_that_close_the_loop_as_they_were() -> None:
     assert '        # print("next batch")\n' in source  # the comment closes the loop's body ...
     assert '\n\n        # print("next batch")\n    return None\n' in result  # ... and is the same line after the fix
     compile(result, "case.py", "exec")
+
+
+@pytest.mark.parametrize(("after_loop", "applicability"), [("return correct", "safe"), ("return correct, _", "unsafe")])
+def test_a_name_rebound_by_two_tuple_targets_is_written_not_read(after_loop: str, applicability: str) -> None:
+    source = _source(
+        f"""
+        model.eval()
+        correct = 0
+        for x, x_shifted, y in loader:
+            _, clean = model(x).max(dim=1)
+            _, shifted = model(x_shifted).max(dim=1)
+            correct += int(clean.eq(shifted).sum().item())
+        {after_loop}
+        """
+    )
+    assert [fix for _, _, fix in findings(source)] == [applicability]

@@ -259,7 +259,11 @@ class EvalWithoutNoGrad(Rule):
             return all(self._bound_in_iteration(graph, loop, e.value, statement) for e in target.elements)
         if not isinstance(target, cst.Name):
             return False
-        reads = [r for r in graph.references(graph.scope_of(target), target.value) if not is_store_target(self.facts, r)]
+        names = self.facts.fact(Names)  # `_, pred = out.max(1)` twice: a tuple's `_` is written, not read
+        reads = [
+            r for r in graph.references(graph.scope_of(target), target.value)
+            if not is_store_target(self.facts, r) and names.binding_at(r) is None
+        ]
         after_loop = any(graph.precedes(loop, read) and _binding_statement(graph, read) is statement for read in reads)
         value = getattr(statement, "value", None)
         carried = any(
