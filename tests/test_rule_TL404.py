@@ -53,6 +53,7 @@ def fixed(text: str) -> str:
         ("ok_handful_of_passes.py", "    for i in range(SHOWN):\n        image, label = test_images[i]", "    for i in range(len(test_images)):\n        image, label = test_images[i]", "model(...)"),
         ("ok_handful_of_passes.py", "attempts = 2\n", "attempts = 20\n", "model(...)"),
         ("ok_handful_of_passes.py", "        attempts -= 1\n", "", "model(...)"),
+        ("ok_agent_acting_in_environment.py", "envs.step(actions)", "envs.step(envs.action_space.sample())", "model(...)"),
         ("ok_launcher_unwraps_for_generate.py", "accelerator.unwrap_model(", "wrapper.unwrap_model(", "wrapper.unwrap_model(...)"),
     ],
 )
@@ -251,3 +252,16 @@ def test_a_name_rebound_by_two_tuple_targets_is_written_not_read(after_loop: str
         """
     )
     assert [fix for _, _, fix in findings(source)] == [applicability]
+
+
+def test_a_scheduler_stepped_with_an_evaluation_loss_is_no_environment() -> None:
+    source = _source(
+        """
+        model.eval()
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            scheduler.step(loss.item())
+        """
+    )
+    assert len(findings(source)) == 1
+    assert findings(source.replace("scheduler.step(", "state = env.step(")) == []

@@ -14,6 +14,7 @@ from trainlint.analysis.names import ASSIGN, Names
 from trainlint.analysis.graph_values import GraphValues, is_store_target
 from trainlint.analysis.steps import COMPREHENSIONS, Comprehension, EvaluationLoop, EvaluationLoops, Loop, Loops, enclosing_function
 from trainlint.analysis.values import Values
+from trainlint.analysis.walk import walk
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Import, Rule
 
@@ -36,6 +37,8 @@ STORING_METHODS = frozenset({"append", "extend", "insert", "add", "put"})
 # A loop bounded by a literal this small makes a handful of forward passes (a retry, a few predictions shown in
 # a plot): not an evaluation over a data set (fixtures/TL404_eval_without_no_grad/ok_handful_of_passes.py).
 HANDFUL = 8
+# How many assignments an action is followed back through to the forward pass that chose it.
+MAX_ACTION_DEPTH = 4
 
 
 class EvalWithoutNoGrad(Rule):
@@ -58,7 +61,10 @@ class EvalWithoutNoGrad(Rule):
     `torch.enable_grad()`, an adversarial attack (`atk(images, labels)`,
     `adversary.perturb(...)`); a loop that runs a handful of times
     (`for i in range(5):` to plot five predictions, `while retries:`
-    counting 2 down), which is no evaluation over a data set; pytest tests (`def test_*`), whose
+    counting 2 down), which is no evaluation over a data set; an agent
+    acting in an environment (what the forward pass chooses is handed to
+    `env.step(...)`: one observation per environment at a time, its graph
+    freed at the next step); pytest tests (`def test_*`), whose
     test-sized inputs make the graphs' memory no concern.
 
     ## Why is this bad
@@ -116,6 +122,8 @@ class EvalWithoutNoGrad(Rule):
             if self._runs_a_handful_of_times(found.loop):
                 continue
             recording = self._recording(grad, found)
+            if recording and self._acts_in_an_environment(found.loop, recording):
+                continue
             if recording:
                 reported.append(found.loop)
                 self._report(found, recording[0])
@@ -164,6 +172,36 @@ class EvalWithoutNoGrad(Rule):
             isinstance(a, cst.With) and any(self.facts.qualified_name(_callee(i.item)) in GRAD_ON for i in a.items)
             for a in self.facts.ancestors(loop)
         )
+
+    def _acts_in_an_environment(self, loop: Union[Loop, Comprehension], forwards: List[cst.Call]) -> bool:
+        """An agent's loop: what a forward pass chooses is handed to ``env.step(...)``, which returns the next
+        observation. One observation (or one per environment) is run at a time and its graph is freed at the
+        next step: not an evaluation over a data set
+        (fixtures/TL404_eval_without_no_grad/ok_agent_acting_in_environment.py)."""
+        if isinstance(loop, COMPREHENSIONS):
+            return False
+        chosen = set(forwards)
+        for call in self.facts.fact(Loops).body_nodes(loop, (cst.Call,)):
+            func = call.func  # type: ignore[attr-defined]
+            stepped = isinstance(func, cst.Attribute) and func.attr.value == "step" and call.args  # type: ignore[attr-defined]
+            # what `step` returns is bound: the next observation (`scheduler.step(val_loss)` returns nothing)
+            if stepped and isinstance(self.facts.parent(call), cst.Assign):
+                if any(self._chosen_by(a.value, chosen, 0) for a in call.args):  # type: ignore[attr-defined]
+                    return True
+        return False
+
+    def _chosen_by(self, expression: cst.BaseExpression, forwards: Set[cst.Call], depth: int) -> bool:
+        """``expression`` is computed from one of ``forwards`` (``actions = q_values.argmax(1).cpu().numpy()``)."""
+        names = self.facts.fact(Names)
+        for node in walk(expression):
+            if node in forwards:
+                return True
+            if isinstance(node, cst.Name) and depth < MAX_ACTION_DEPTH:
+                for binding in names.reaching(node):
+                    value = names.bound_value(binding) if binding.kind == ASSIGN else None
+                    if value is not None and self._chosen_by(value, forwards, depth + 1):
+                        return True
+        return False
 
     def _runs_a_handful_of_times(self, loop: Union[Loop, Comprehension]) -> bool:
         """``for i in range(5):`` or ``while retries:`` counting a literal down, and no batch pulled with ``next``
