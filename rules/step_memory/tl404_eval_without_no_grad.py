@@ -250,6 +250,7 @@ class EvalWithoutNoGrad(Rule):
         return None if any(b is None for b in bounds) else max(bounds)  # type: ignore[type-var]
 
     def _largest_int(self, expression: cst.BaseExpression) -> Optional[int]:
+        """The largest int ``expression`` can hold where every value it can hold is an int literal, else None."""
         found = self.facts.fact(Values).literal_values(expression)
         if not found or not all(type(v) is int for v in found):
             return None

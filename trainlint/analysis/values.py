@@ -118,7 +118,7 @@ class Values:
         if type(attribute) is not cst.Attribute:
             return False
         options = [c for c in self.names.calls_named("add_argument") if _destination(c) == attribute.attr.value]  # type: ignore[attr-defined]
-        return bool(options) and all(_switches_on(option) for option in options)
+        return bool(options) and all(_off_unless_given(option) for option in options)
 
     def _option_literals(self, call: cst.Call) -> Literals:
         keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
@@ -140,7 +140,7 @@ def _union(*parts: Literals) -> Literals:
     return frozenset().union(*parts)  # type: ignore[arg-type]
 
 
-def _switches_on(option: cst.Call) -> bool:
+def _off_unless_given(option: cst.Call) -> bool:
     """``add_argument("--x", action="store_true")`` without ``default=True``."""
     keywords = {a.keyword.value: a.value for a in option.args if a.keyword is not None}
     default = keywords.get("default")
