@@ -81,3 +81,50 @@ def test_pinning_a_computed_tensor_is_reported_without_a_fix() -> None:
     source = _source("x = torch.stack(rows).pin_memory()\n")
     (diagnostic,) = lint_source(source, "example.py", SETTINGS).diagnostics
     assert diagnostic.fix is None
+
+
+@pytest.mark.parametrize(("accelerator", "reported"), [('"cuda"', False), ('"auto"', True), ('"gpu"', True), ("choice", True)])
+def test_a_fabric_launched_on_cuda_pins_to_cuda(accelerator: str, reported: bool) -> None:
+    header = "import lightning as L\nimport torch\n"
+    code = f"""
+        def run(data, choice):
+            fabric = L.Fabric(accelerator={accelerator}, devices=1)
+            return fabric.to_device(data.pin_memory())
+    """
+    assert [code for _, code in findings(code, header)] == (["TL104"] if reported else [])
+
+
+@pytest.mark.parametrize(("device", "reported"), [("model.device", False), ("self.device", True), ("chosen", True)])
+def test_a_device_keyword_handing_on_a_placement_chooses_nothing(device: str, reported: bool) -> None:
+    header = "import lightning as L\nimport torch\n"
+    code = f"""
+        class Runner:
+            def run(self, data, model, tokenizer, chosen):
+                fabric = L.Fabric(accelerator="cuda", devices=1)
+                prompt = tokenizer.encode("hi", device={device})
+                return fabric.to_device(data.pin_memory()), prompt
+    """
+    assert [code for _, code in findings(code, header)] == (["TL104"] if reported else [])
+
+
+@pytest.mark.parametrize(
+    ("option", "reported"),
+    [
+        ('action="store_true"', False),
+        ('action="store_true", default=False', False),
+        ('action="store_true", default=True', True),
+        ('action="store_false"', True),
+        ("type=int, default=1", True),
+    ],
+)
+def test_pinning_under_an_opt_in_flag_is_the_users_choice(option: str, reported: bool) -> None:
+    code = f"""
+        import argparse
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--offload", {option})
+        args = parser.parse_args()
+        buffer = torch.zeros(1024)
+        if args.offload:
+            buffer = buffer.pin_memory()
+    """
+    assert [code for _, code in findings(code)] == (["TL104"] if reported else [])

@@ -50,6 +50,11 @@ def fixed(text: str) -> str:
         ("ok_forward_in_callee_under_no_grad.py", "        with torch.no_grad():\n            loss", "        if True:\n            loss", "model(...)"),
         ("ok_loop_that_runs_once.py", "        break\n", "        print(batch_idx)\n", "model(...)"),
         ("ok_unit_test_comparison.py", "def test_scripted_model_matches_eager(", "def compare_scripted(", "scripted(...)"),
+        ("ok_handful_of_passes.py", "    for i in range(SHOWN):\n        image, label = test_images[i]", "    for i in range(len(test_images)):\n        image, label = test_images[i]", "model(...)"),
+        ("ok_handful_of_passes.py", "attempts = 2\n", "attempts = 20\n", "model(...)"),
+        ("ok_handful_of_passes.py", "        attempts -= 1\n", "", "model(...)"),
+        ("ok_agent_acting_in_environment.py", "envs.step(actions)", "envs.step(envs.action_space.sample())", "model(...)"),
+        ("ok_launcher_unwraps_for_generate.py", "accelerator.unwrap_model(", "wrapper.unwrap_model(", "wrapper.unwrap_model(...)"),
     ],
 )
 def test_ok_fixture_is_reported_once_its_guard_is_removed(fixture: str, correct: str, broken: str, reported: str) -> None:
@@ -199,3 +204,64 @@ def test_a_comprehension_under_no_grad_or_in_a_header_is_handled() -> None:
     assert findings(silent) == []
     header = _source("model.eval()\nfor row in [model(x) for x, _ in loader]:\n    print(row.sum().item())")
     assert [a for _, _, a in findings(header)] == [None]  # reported, with no statement of its own to wrap
+
+
+def test_a_handful_of_iterations_that_pull_batches_is_still_an_evaluation() -> None:
+    source = _source(
+        """
+        model.eval()
+        batches = iter(loader)
+        for _ in range(4):
+            x, y = next(batches)
+            print(criterion(model(x), y).item())
+        """
+    )
+    assert len(findings(source)) == 1
+    assert findings(source.replace("        x, y = next(batches)\n", "        x, y = batches_held[0]\n")) == []
+
+
+def test_the_fix_keeps_the_lines_that_close_the_loop_as_they_were() -> None:
+    source = _source(
+        """
+        model.eval()
+        for x, y in loader:
+            print(criterion(model(x), y).item())
+
+            # print("next batch")
+        return None
+        """
+    )
+    result = fixed(source)
+    assert "    with torch.no_grad():\n        for x, y in loader:\n            print(" in result
+    assert '        # print("next batch")\n' in source  # the comment closes the loop's body ...
+    assert '\n\n        # print("next batch")\n    return None\n' in result  # ... and is the same line after the fix
+    compile(result, "case.py", "exec")
+
+
+@pytest.mark.parametrize(("after_loop", "applicability"), [("return correct", "safe"), ("return correct, _", "unsafe")])
+def test_a_name_rebound_by_two_tuple_targets_is_written_not_read(after_loop: str, applicability: str) -> None:
+    source = _source(
+        f"""
+        model.eval()
+        correct = 0
+        for x, x_shifted, y in loader:
+            _, clean = model(x).max(dim=1)
+            _, shifted = model(x_shifted).max(dim=1)
+            correct += int(clean.eq(shifted).sum().item())
+        {after_loop}
+        """
+    )
+    assert [fix for _, _, fix in findings(source)] == [applicability]
+
+
+def test_a_scheduler_stepped_with_an_evaluation_loss_is_no_environment() -> None:
+    source = _source(
+        """
+        model.eval()
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            scheduler.step(loss.item())
+        """
+    )
+    assert len(findings(source)) == 1
+    assert findings(source.replace("scheduler.step(", "state = env.step(")) == []

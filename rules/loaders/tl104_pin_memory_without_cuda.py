@@ -10,6 +10,7 @@ import libcst as cst
 from trainlint.analysis import dotted
 from trainlint.analysis.devices import CudaOnlyRegions, DeviceKind, DeviceScopes, DevicesInUse
 from trainlint.analysis.names import PARAMETER, Names
+from trainlint.analysis.values import Values
 from trainlint.analysis.walk import walk
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Import, Rule
@@ -71,7 +72,8 @@ class PinMemoryWithoutCuda(Rule):
     Silent for: a switch that is not always on (`pin_memory=torch.cuda.is_available()`,
     `pin_memory=(device.type == "cuda")`, `pin_memory=args.pin_memory`);
     pinning under `if device.type == "cuda":`, `if torch.cuda.is_available():`,
-    `if args.cuda:` where `args.cuda` picks the device, in
+    `if args.cuda:` where `args.cuda` picks the device, under an opt-in
+    flag (`if args.offload_ema:`, a `store_true` option off by default), in
     `x.pin_memory() if torch.cuda.is_available() else x`, after
     `if not torch.cuda.is_available(): raise ...`; CUDA-only modules (an
     unconditional `model.cuda()`, `torch.cuda.set_device`, NCCL, ...); code
@@ -189,17 +191,31 @@ class PinMemoryWithoutCuda(Rule):
         if not self.facts.fact(DevicesInUse).selects_cpu_or_mps:
             return
         regions = self.facts.fact(CudaOnlyRegions)
-        if any(regions.runs_only_on_cuda(n) or self._under_accelerator_check(n) for n in (loader.call, pin)):
+        if any(regions.runs_only_on_cuda(n) or self._under_accelerator_check(n) or self._under_opt_in_flag(n) for n in (loader.call, pin)):
             return
         if self._placement.device_batches(loader.call, switch="pin_memory") is not None:
             return  # TL101's finding: pinning batches already on the accelerator
         self.report(loader.call, LOADER_MESSAGE, fix=self._switch_fix(pin))
 
     def _cuda_certain(self, node: cst.CSTNode) -> bool:
-        """The module cannot run off CUDA, or ``node`` runs only on CUDA."""
+        """The module cannot run off CUDA, ``node`` runs only on CUDA, or only when the user asks for it."""
         if not self.facts.fact(DevicesInUse).can_run_off_cuda:
             return True
-        return self.facts.fact(CudaOnlyRegions).runs_only_on_cuda(node)
+        return self.facts.fact(CudaOnlyRegions).runs_only_on_cuda(node) or self._under_opt_in_flag(node)
+
+    def _under_opt_in_flag(self, node: cst.CSTNode) -> bool:
+        """In the body of ``if args.offload_ema:`` (``--offload_ema`` a ``store_true`` flag): a switch that is off
+        unless the user turns it on, like ``pin_memory=args.pin_memory``
+        (fixtures/TL104_pin_memory_without_cuda/ok_pinning_under_opt_in_flag.py)."""
+        values = self.facts.fact(Values)
+        child = node
+        for ancestor in self.facts.ancestors(node):
+            if isinstance(ancestor, cst.If) and child is ancestor.body and values.is_opt_in_flag(ancestor.test):
+                return True
+            if isinstance(ancestor, cst.FunctionDef):
+                return False
+            child = ancestor
+        return False
 
     def _under_accelerator_check(self, node: cst.CSTNode) -> bool:
         """In the body of ``if use_accel:`` (``use_accel = torch.accelerator.is_available()``) or ``... if <that> else``."""

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import re
-from typing import FrozenSet, List, Optional, Set, Union
+from typing import FrozenSet, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
 from trainlint.analysis import dotted
+from trainlint.analysis.devices import DeviceLattice
 from trainlint.analysis.grad_mode import GradMode
+from trainlint.analysis.names import ASSIGN, Names
 from trainlint.analysis.graph_values import GraphValues, is_store_target
 from trainlint.analysis.steps import COMPREHENSIONS, Comprehension, EvaluationLoop, EvaluationLoops, Loop, Loops, enclosing_function
+from trainlint.analysis.values import Values
+from trainlint.analysis.walk import walk
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Import, Rule
 
@@ -30,6 +34,11 @@ GRAD_SWITCH = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enab
 # (fixtures/TL404_eval_without_no_grad/ok_needs_gradients.py).
 ATTACK_NAME = re.compile(r"(^|_)(atk|attack|attacker|adversary|pgd|fgsm|cw)(_|$)", re.IGNORECASE)
 STORING_METHODS = frozenset({"append", "extend", "insert", "add", "put"})
+# A loop bounded by a literal this small makes a handful of forward passes (a retry, a few predictions shown in
+# a plot): not an evaluation over a data set (fixtures/TL404_eval_without_no_grad/ok_handful_of_passes.py).
+HANDFUL = 8
+# How many assignments an action is followed back through to the forward pass that chose it.
+MAX_ACTION_DEPTH = 4
 
 
 class EvalWithoutNoGrad(Rule):
@@ -50,7 +59,12 @@ class EvalWithoutNoGrad(Rule):
     without grad; evaluation that needs gradients: `torch.autograd.grad`,
     `requires_grad_()` on inputs, reading `.grad` (saliency maps),
     `torch.enable_grad()`, an adversarial attack (`atk(images, labels)`,
-    `adversary.perturb(...)`); pytest tests (`def test_*`), whose
+    `adversary.perturb(...)`); a loop that runs a handful of times
+    (`for i in range(5):` to plot five predictions, `while retries:`
+    counting 2 down), which is no evaluation over a data set; an agent
+    acting in an environment (what the forward pass chooses is handed to
+    `env.step(...)`: one observation per environment at a time, its graph
+    freed at the next step); pytest tests (`def test_*`), whose
     test-sized inputs make the graphs' memory no concern.
 
     ## Why is this bad
@@ -105,7 +119,11 @@ class EvalWithoutNoGrad(Rule):
                 continue
             if grad.runs_without_grad(found.loop) or self._needs_gradients(found.loop) or self._in_a_test(found.loop):
                 continue
+            if self._runs_a_handful_of_times(found.loop):
+                continue
             recording = self._recording(grad, found)
+            if recording and self._acts_in_an_environment(found.loop, recording):
+                continue
             if recording:
                 reported.append(found.loop)
                 self._report(found, recording[0])
@@ -117,12 +135,19 @@ class EvalWithoutNoGrad(Rule):
         grad on (not through a call made under ``no_grad``, as a trainer's ``prediction_step`` calls
         ``compute_loss``)."""
         loops = self.facts.fact(Loops)
+        forwards = [c for c in found.forwards if not self._launcher_method(c)]
         if isinstance(found.loop, COMPREHENSIONS):
-            return [c for c in found.forwards if not grad.runs_without_grad(c)]
+            return [c for c in forwards if not grad.runs_without_grad(c)]
         body = loops.body_nodes(found.loop, (cst.Call,))
         in_body = set(body)
         reached = grad.reached_with_grad(body)  # type: ignore[arg-type]
-        return [c for c in found.forwards if self._records(grad, c, in_body, reached)]
+        return [c for c in forwards if self._records(grad, c, in_body, reached)]
+
+    def _launcher_method(self, call: cst.Call) -> bool:
+        """``accelerator.unwrap_model(model)``: a method of an ``Accelerator``/``Fabric`` hands the model back, it
+        runs no forward pass (fixtures/TL404_eval_without_no_grad/ok_launcher_unwraps_for_generate.py)."""
+        func = call.func
+        return isinstance(func, cst.Attribute) and self.facts.fact(DeviceLattice).is_launcher(func.value)
 
     def _records(self, grad: GradMode, call: cst.Call, in_body: Set[cst.CSTNode], reached: FrozenSet[cst.FunctionDef]) -> bool:
         if call in in_body:
@@ -147,6 +172,89 @@ class EvalWithoutNoGrad(Rule):
             isinstance(a, cst.With) and any(self.facts.qualified_name(_callee(i.item)) in GRAD_ON for i in a.items)
             for a in self.facts.ancestors(loop)
         )
+
+    def _acts_in_an_environment(self, loop: Union[Loop, Comprehension], forwards: List[cst.Call]) -> bool:
+        """An agent's loop: what a forward pass chooses is handed to ``env.step(...)``, which returns the next
+        observation. One observation (or one per environment) is run at a time and its graph is freed at the
+        next step: not an evaluation over a data set
+        (fixtures/TL404_eval_without_no_grad/ok_agent_acting_in_environment.py)."""
+        if isinstance(loop, COMPREHENSIONS):
+            return False
+        chosen = set(forwards)
+        for call in self.facts.fact(Loops).body_nodes(loop, (cst.Call,)):
+            func = call.func  # type: ignore[attr-defined]
+            stepped = isinstance(func, cst.Attribute) and func.attr.value == "step" and call.args  # type: ignore[attr-defined]
+            # what `step` returns is bound: the next observation (`scheduler.step(val_loss)` returns nothing)
+            if stepped and isinstance(self.facts.parent(call), cst.Assign):
+                if any(self._chosen_by(a.value, chosen, 0) for a in call.args):  # type: ignore[attr-defined]
+                    return True
+        return False
+
+    def _chosen_by(self, expression: cst.BaseExpression, forwards: Set[cst.Call], depth: int) -> bool:
+        """``expression`` is computed from one of ``forwards`` (``actions = q_values.argmax(1).cpu().numpy()``)."""
+        names = self.facts.fact(Names)
+        for node in walk(expression):
+            if node in forwards:
+                return True
+            if isinstance(node, cst.Name) and depth < MAX_ACTION_DEPTH:
+                for binding in names.reaching(node):
+                    value = names.bound_value(binding) if binding.kind == ASSIGN else None
+                    if value is not None and self._chosen_by(value, forwards, depth + 1):
+                        return True
+        return False
+
+    def _runs_a_handful_of_times(self, loop: Union[Loop, Comprehension]) -> bool:
+        """``for i in range(5):`` or ``while retries:`` counting a literal down, and no batch pulled with ``next``
+        in the loop's body."""
+        if isinstance(loop, cst.For):
+            bound = self._range_bound(loop.iter)
+        elif isinstance(loop, cst.While):
+            bound = self._countdown_bound(loop)
+        else:
+            return False
+        if bound is None or bound > HANDFUL:
+            return False
+        loops = self.facts.fact(Loops)
+        return not any(dotted(c.func) == "next" for c in loops.body_nodes(loop, (cst.Call,)))  # type: ignore[attr-defined]
+
+    def _range_bound(self, iterable: cst.BaseExpression) -> Optional[int]:
+        """The largest count ``range(n)`` can run, where ``n`` is an int literal (directly or through names)."""
+        if not (isinstance(iterable, cst.Call) and dotted(iterable.func) == "range" and len(iterable.args) == 1):
+            return None
+        return self._largest_int(iterable.args[0].value)
+
+    def _countdown_bound(self, loop: cst.While) -> Optional[int]:
+        """``while n:`` / ``while n > 0:`` where the body runs ``n -= <positive literal>`` unconditionally."""
+        test = loop.test
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+            target = test.comparisons[0]
+            if not (isinstance(target.operator, cst.GreaterThan) and self._largest_int(target.comparator) == 0):
+                return None
+            test = test.left
+        if not isinstance(test, cst.Name) or not isinstance(loop.body, cst.IndentedBlock):
+            return None
+        decrements = [
+            small for line in loop.body.body if isinstance(line, cst.SimpleStatementLine) for small in line.body
+            if isinstance(small, cst.AugAssign) and isinstance(small.operator, cst.SubtractAssign)
+            and isinstance(small.target, cst.Name) and small.target.value == test.value
+            and (self._largest_int(small.value) or 0) > 0
+        ]
+        if not decrements:
+            return None
+        names = self.facts.fact(Names)
+        outside = [b for b in names.reaching(test) if loop not in set(self.facts.ancestors(b.statement))]
+        values = [names.bound_value(b) if b.kind == ASSIGN else None for b in outside]
+        if not values or any(v is None for v in values):
+            return None
+        bounds = [self._largest_int(v) for v in values]  # type: ignore[arg-type]
+        return None if any(b is None for b in bounds) else max(bounds)  # type: ignore[type-var]
+
+    def _largest_int(self, expression: cst.BaseExpression) -> Optional[int]:
+        """The largest int ``expression`` can hold where every value it can hold is an int literal, else None."""
+        found = self.facts.fact(Values).literal_values(expression)
+        if not found or not all(type(v) is int for v in found):
+            return None
+        return max(found)  # type: ignore[type-var]
 
     def _in_a_test(self, loop: Union[Loop, Comprehension]) -> bool:
         """A pytest test (``def test_*``): its inputs are test-sized, and the memory of their graphs no concern."""
@@ -190,7 +298,11 @@ class EvalWithoutNoGrad(Rule):
             return all(self._bound_in_iteration(graph, loop, e.value, statement) for e in target.elements)
         if not isinstance(target, cst.Name):
             return False
-        reads = [r for r in graph.references(graph.scope_of(target), target.value) if not is_store_target(self.facts, r)]
+        names = self.facts.fact(Names)  # `_, pred = out.max(1)` twice: a tuple's `_` is written, not read
+        reads = [
+            r for r in graph.references(graph.scope_of(target), target.value)
+            if not is_store_target(self.facts, r) and names.binding_at(r) is None
+        ]
         after_loop = any(graph.precedes(loop, read) and _binding_statement(graph, read) is statement for read in reads)
         value = getattr(statement, "value", None)
         carried = any(
@@ -216,9 +328,10 @@ class EvalWithoutNoGrad(Rule):
         if wrapped is None:
             return None  # a comprehension in a compound statement's header: no statement to wrap
         torch = self.facts.torch_name()
+        inner, footer = _without_footer(wrapped.with_changes(leading_lines=()))
         replacement = cst.With(
             items=[cst.WithItem(cst.parse_expression(f"{torch}.no_grad()"))],
-            body=cst.IndentedBlock(body=[wrapped.with_changes(leading_lines=())]),
+            body=cst.IndentedBlock(body=[inner], footer=footer),
             leading_lines=wrapped.leading_lines,
         )
         what = "loop" if wrapped is loop else "statement"
@@ -228,6 +341,16 @@ class EvalWithoutNoGrad(Rule):
             replacements={wrapped: replacement},
             imports=(Import("torch"),) if torch == "torch" else (),
         )
+
+
+def _without_footer(statement: cst.BaseStatement) -> Tuple[cst.BaseStatement, Sequence[cst.EmptyLine]]:
+    """A loop without the comments and blank lines that close its body, and those lines: kept in the ``with``
+    block, at the indentation they had, they stay the lines they were (a trailing ``# print(...)`` included)."""
+    if not isinstance(statement, (cst.For, cst.While)) or statement.orelse is not None:
+        return statement, ()
+    if not isinstance(statement.body, cst.IndentedBlock) or not statement.body.footer:
+        return statement, ()
+    return statement.with_changes(body=statement.body.with_changes(footer=())), statement.body.footer
 
 
 def _statement_of(facts, node: cst.CSTNode) -> Optional[cst.SimpleStatementLine]:

@@ -423,7 +423,7 @@ class DevicesInUse:
         if name == "torch.device" and call.args:
             return lattice.devices_of(call.args[0].value)
         if name in LAUNCHER_CLASSES:
-            return frozenset({Device.ACCELERATOR})
+            return _launcher_devices(call)
         found: Set[Device] = set()
         for argument in call.args:
             if argument.keyword is not None and self._passes_device_setting(argument):
@@ -453,7 +453,17 @@ class DevicesInUse:
             return False
         if not isinstance(call, cst.Call) or (isinstance(call.func, cst.Attribute) and call.func.attr.value == "to"):
             return False
+        if self._hands_on_placement(argument.value):
+            return False
         return not (self.facts.qualified_name(call.func) or "").startswith("torch.")
+
+    def _hands_on_placement(self, value: cst.BaseExpression) -> bool:
+        """``tokenizer.encode(..., device=model.device)``: the device a model or tensor already lives on, chosen
+        where it was placed, not here (``self.device`` and a launcher's ``accelerator.device`` are choices:
+        fixtures/TL104_pin_memory_without_cuda/ok_fabric_launched_on_cuda.py)."""
+        if not (isinstance(value, cst.Attribute) and value.attr.value == "device") or dotted(value.value) == "self":
+            return False
+        return not self.facts.fact(DeviceLattice).is_launcher(value.value)
 
     def _until_statement(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         for ancestor in self.facts.ancestors(node):
@@ -1090,6 +1100,18 @@ LAUNCHER_NAMES = frozenset({"accelerator", "fabric"})  # fixtures/TL201.../bad_a
 # Queries whose answer is whichever accelerator the machine has: `current_accelerator()` returns None (never the
 # CPU) on a machine without one (fixtures/TL104.../ok_loader_on_current_accelerator.py); the private query gives the CPU.
 ACCELERATOR_QUERIES = {"torch.accelerator.current_accelerator": frozenset({Device.ACCELERATOR}), "torch._C._get_accelerator": frozenset({Device.ACCELERATOR, Device.CPU})}
+
+
+def _launcher_devices(call: cst.Call) -> Devices:
+    """``Fabric(accelerator="cuda")`` launches on CUDA (it raises where there is none), ``"gpu"`` on CUDA or MPS;
+    any other launcher call picks whatever accelerator the machine has
+    (fixtures/TL104_pin_memory_without_cuda/ok_fabric_launched_on_cuda.py)."""
+    chosen = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "accelerator"), None)
+    text = string_value(chosen) if chosen is not None else None
+    if text == "gpu":
+        return frozenset({Device.CUDA, Device.MPS})
+    kind = device_of_literal(text) if text is not None else Device.UNKNOWN
+    return frozenset({Device.ACCELERATOR}) if kind is Device.UNKNOWN else frozenset({kind})
 
 
 def device_of_literal(text: str) -> Device:

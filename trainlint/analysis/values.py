@@ -112,6 +112,14 @@ class Values:
         options = [c for c in self.names.calls_named("add_argument") if _destination(c) == attribute.attr.value]
         return _union(*(self._option_literals(option) for option in options)) if options else None
 
+    def is_opt_in_flag(self, attribute: cst.BaseExpression) -> bool:
+        """``args.offload_ema`` where every ``add_argument`` storing to ``offload_ema`` is a
+        ``store_true`` flag with no true default: off unless the user asks for it on the command line."""
+        if type(attribute) is not cst.Attribute:
+            return False
+        options = [c for c in self.names.calls_named("add_argument") if _destination(c) == attribute.attr.value]  # type: ignore[attr-defined]
+        return bool(options) and all(_off_unless_given(option) for option in options)
+
     def _option_literals(self, call: cst.Call) -> Literals:
         keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
         action = string_value(keywords["action"]) if "action" in keywords else None
@@ -130,6 +138,14 @@ def _union(*parts: Literals) -> Literals:
     if any(part is None for part in parts):
         return None
     return frozenset().union(*parts)  # type: ignore[arg-type]
+
+
+def _off_unless_given(option: cst.Call) -> bool:
+    """``add_argument("--x", action="store_true")`` without ``default=True``."""
+    keywords = {a.keyword.value: a.value for a in option.args if a.keyword is not None}
+    default = keywords.get("default")
+    off_by_default = default is None or (type(default) is cst.Name and default.value in ("False", "None"))  # type: ignore[attr-defined]
+    return string_value(keywords["action"]) == "store_true" and off_by_default if "action" in keywords else False
 
 
 def _parses_arguments(value: Optional[cst.BaseExpression]) -> bool:
