@@ -12,7 +12,7 @@ import pytest
 from tests.server.client import EDITOR_CAPABILITIES, TIMEOUT, LspClient, apply_text_edits
 from tests.server.conftest import Start
 from tests.test_fixtures import FIXTURE_TARGET_TORCH, SETTINGS as FIXTURE_SETTINGS
-from trainlint.engine import RuleSettings, lint_source
+from trainlint.engine import LintCancelled, RuleSettings, lint_source
 from trainlint.registry import ALL_CODES
 
 REPO = Path(__file__).resolve().parents[2]
@@ -293,6 +293,21 @@ def test_a_burst_of_edits_publishes_nothing_older_than_the_newest_version(start:
     newest = "".join(lines[: len(lines) - 11])
     assert _codes(final) == [d.code for d in lint_source(newest, "train.py", RuleSettings(ALL_CODES)).diagnostics]
     assert client.close() == 0
+
+
+def test_the_engine_stops_a_lint_when_asked_and_a_callback_that_never_fires_changes_nothing() -> None:
+    settings = RuleSettings(ALL_CODES)
+    asked: List[int] = []
+
+    def cancelled_at_the_fourth_question() -> bool:
+        asked.append(1)
+        return len(asked) == 4
+
+    with pytest.raises(LintCancelled):
+        lint_source(EXAMPLE, "train.py", settings, cancelled=cancelled_at_the_fourth_question)
+    assert len(asked) == 4  # it stopped at once
+    expected = lint_source(EXAMPLE, "train.py", settings).diagnostics
+    assert lint_source(EXAMPLE, "train.py", settings, cancelled=lambda: False).diagnostics == expected
 
 
 def _wait_for_stderr(client: LspClient, text: str) -> None:
