@@ -5,12 +5,15 @@ findings, so diagnostics carry something) followed by the reference trainer's
 loop, metrics and models modules. The server is started as an editor starts
 it (``python -m trainlint server``, stdio) with the tests' LSP client; after
 warm-up edits, each measured edit changes one literal in the middle of the
-file and sends the whole text, as an editor with full sync does. Each edit's
+file and sends the whole text, as an editor with full sync does. With
+``--burst N`` each measured round is N such edits ``--interval-ms`` apart (typing),
+and the time is from the last edit to its diagnostics: the lints of the
+earlier edits are under way when it arrives. Each edit's
 text is then linted in this process too (``lint_source``, as the server's
 engine thread runs it), alternated so that both see the same load: the
 difference is the server's own share (debounce, JSON-RPC, threads).
 
-    python benchmarks/server_latency.py [--edits 20] [--warmup 5] [--write-script PATH]
+    python benchmarks/server_latency.py [--edits 20] [--warmup 5] [--burst 1] [--interval-ms 100] [--write-script PATH]
 """
 
 from __future__ import annotations
@@ -50,6 +53,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--edits", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--burst", type=int, default=1, help="edits per measured round; the last one is timed")
+    parser.add_argument("--interval-ms", type=float, default=100.0, help="between the edits of a burst")
     parser.add_argument("--write-script", type=Path, help="also write the script here, to time `trainlint check` on it")
     args = parser.parse_args()
     text = training_script()
@@ -67,10 +72,15 @@ def main() -> None:
             client.initialize(root)
             client.open(uri, text)
             findings = client.diagnostics(uri, version=1)
-            for version in range(2, 2 + args.warmup + args.edits):
-                edited = text.replace(marker, f"lr: float = 0.00{version}")
-                started = time.perf_counter()
-                client.change(uri, edited, version)
+            version = 1
+            for _ in range(args.warmup + args.edits):
+                for typed in range(args.burst):  # as typed: the lint of each edit starts before the next arrives
+                    if typed:
+                        time.sleep(args.interval_ms / 1000)
+                    version += 1
+                    edited = text.replace(marker, f"lr: float = 0.00{version}")
+                    started = time.perf_counter()
+                    client.change(uri, edited, version)
                 client.diagnostics(uri, version=version)
                 server_times.append(time.perf_counter() - started)
                 # The same text linted in this process right after, under the same load: the engine's share.

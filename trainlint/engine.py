@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from trainlint.diagnostics import Applicability, Diagnostic, Edit, FixSummary, Location, syntax_error
 from trainlint.prefilter import triggered_codes
@@ -37,6 +37,10 @@ class RuleSettings:
     # Render each fix as text edits (for JSON output and the full format)? Generating
     # the fixed code once per finding costs more than linting a typical script.
     describe_fixes: bool = True
+
+
+class LintCancelled(Exception):
+    """Raised by ``lint_source`` when its ``cancelled`` callback says the result is no longer wanted."""
 
 
 @dataclass
@@ -62,8 +66,14 @@ class FixResult:
     texts: List[str] = field(default_factory=list)  # the text before each applied pass, then the result
 
 
-def lint_source(text: str, path: str, settings: RuleSettings, *, screen: bool = True) -> LintResult:
-    """Lint one source text. ``screen=False`` bypasses the structural pre-screen (to show it changes nothing)."""
+def lint_source(
+    text: str, path: str, settings: RuleSettings, *, screen: bool = True, cancelled: Optional[Callable[[], bool]] = None
+) -> LintResult:
+    """Lint one source text. ``screen=False`` bypasses the structural pre-screen (to show it changes nothing).
+
+    ``cancelled`` is asked before the LibCST parse and before each node the rules visit (the language
+    server's lint of a version the editor has replaced); once it says yes, LintCancelled is raised.
+    """
     if skips_file(text):
         return LintResult([])
     codes = triggered_codes(text, settings.codes)
@@ -78,6 +88,7 @@ def lint_source(text: str, path: str, settings: RuleSettings, *, screen: bool = 
         codes = screened_codes(tree, codes)
     if beyond_limits or (python_error is None and not codes):
         return LintResult([python_error] if python_error else [])
+    _check(cancelled)
     import libcst as cst
 
     try:
@@ -93,9 +104,14 @@ def lint_source(text: str, path: str, settings: RuleSettings, *, screen: bool = 
     if not codes:  # CPython rejected what LibCST accepts (syntax newer than this interpreter)
         return LintResult([])
     try:
-        return _run_rules(module, text, path, codes, settings)
+        return _run_rules(module, text, path, codes, settings, cancelled)
     except RecursionError:  # valid but very deep code (a sum of thousands of terms): the tree walk ran out of stack
         return LintResult([], errors=[f"{path}: the code is nested too deeply to analyse; it was not checked"])
+
+
+def _check(cancelled: Optional[Callable[[], bool]]) -> None:
+    if cancelled is not None and cancelled():
+        raise LintCancelled
 
 
 def python_verdict(text: str, path: str) -> Tuple[Optional[Diagnostic], bool]:
@@ -160,28 +176,28 @@ def _libcst_syntax_error(path: str, error) -> Diagnostic:
     return syntax_error(path, error.raw_line, error.raw_column + 1, " ".join(error.message.split()))
 
 
-def _run_rules(module, text: str, path: str, codes: Sequence[str], settings: RuleSettings) -> LintResult:
+def _run_rules(module, text: str, path: str, codes: Sequence[str], settings: RuleSettings, cancelled=None) -> LintResult:
     """Run the rules over one parsed module; the walk's per-tree memo is dropped afterwards, so
     that a run over many files does not keep every tree it has seen alive."""
     from trainlint.analysis.walk import forget
 
     try:
-        return _lint_module(module, text, path, codes, settings)
+        return _lint_module(module, text, path, codes, settings, cancelled)
     finally:
         forget()
 
 
-def _lint_module(module, text: str, path: str, codes: Sequence[str], settings: RuleSettings) -> LintResult:
+def _lint_module(module, text: str, path: str, codes: Sequence[str], settings: RuleSettings, cancelled) -> LintResult:
     from trainlint.analysis import ModuleFacts
 
     facts = ModuleFacts(module, text)
     try:
-        return _lint_with_facts(facts, module, text, path, codes, settings)
+        return _lint_with_facts(facts, module, text, path, codes, settings, cancelled)
     finally:
         facts.forget()
 
 
-def _lint_with_facts(facts, module, text: str, path: str, codes: Sequence[str], settings: RuleSettings) -> LintResult:
+def _lint_with_facts(facts, module, text: str, path: str, codes: Sequence[str], settings: RuleSettings, cancelled) -> LintResult:
     from trainlint.registry import load_rule
     from trainlint.rule import RuleContext
 
@@ -191,7 +207,7 @@ def _lint_with_facts(facts, module, text: str, path: str, codes: Sequence[str], 
         options = {name: option.default for name, option in cls.options.items()}
         options.update(settings.options.get(code, {}))
         rules.append(cls(RuleContext(facts, options)))
-    dispatcher = _Dispatcher(rules, path)
+    dispatcher = _Dispatcher(rules, path, cancelled)
     dispatcher.run(facts)
     reports = [(rule, report) for rule in rules if rule not in dispatcher.failed for report in rule.context.reports]
     result = LintResult([], errors=list(dispatcher.failed.values()), module=module)
@@ -238,8 +254,9 @@ class _Dispatcher:
     internal error; the other rules and files carry on.
     """
 
-    def __init__(self, rules, path: str) -> None:
+    def __init__(self, rules, path: str, cancelled: Optional[Callable[[], bool]] = None) -> None:
         self.path = path
+        self.cancelled = cancelled
         self.failed: Dict[object, str] = {}
         self._visit: Dict[str, list] = defaultdict(list)
         self._leave: Dict[str, list] = defaultdict(list)
@@ -259,6 +276,7 @@ class _Dispatcher:
         """
         if set(self._leave) <= {"Module"}:
             for node in facts.preorder():
+                _check(self.cancelled)
                 self._call(self._visit, node)
             self._call(self._leave, facts.module)
             return
@@ -283,6 +301,7 @@ class _Dispatcher:
                 )
 
     def enter(self, node) -> bool:
+        _check(self.cancelled)
         self._call(self._visit, node)
         return True
 

@@ -20,10 +20,15 @@ def start(tmp_path: Path) -> Iterator[Start]:
     """Start servers in ``tmp_path`` (the workspace root); each is killed at the end if still running."""
     clients: List[LspClient] = []
 
-    def started(options: object = None, crash_site: bool = False, capabilities: Optional[Dict] = None) -> LspClient:
+    def started(
+        options: object = None, crash_site: bool = False, capabilities: Optional[Dict] = None, slow_site: bool = False
+    ) -> LspClient:
+        """``crash_site``: TL401 crashes on every call it visits; ``slow_site``: it sleeps at each
+        (see crash_site/sitecustomize.py)."""
         env = None
-        if crash_site:
+        if crash_site or slow_site:
             env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(CRASH_SITE), os.environ.get("PYTHONPATH")])))
+            env["TRAINLINT_TEST_TL401"] = "slow" if slow_site else "crash"
         client = LspClient(tmp_path, env=env)
         clients.append(client)
         client.initialize(tmp_path, options, capabilities)

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 from typing import Dict, List, Optional
 
 import pytest
 
-from tests.server.client import EDITOR_CAPABILITIES, LspClient, apply_text_edits
+from tests.server.client import EDITOR_CAPABILITIES, TIMEOUT, LspClient, apply_text_edits
 from tests.server.conftest import Start
 from tests.test_fixtures import FIXTURE_TARGET_TORCH, SETTINGS as FIXTURE_SETTINGS
-from trainlint.engine import RuleSettings, lint_source
+from trainlint.engine import LintCancelled, RuleSettings, lint_source
 from trainlint.registry import ALL_CODES
 
 REPO = Path(__file__).resolve().parents[2]
@@ -41,6 +42,15 @@ for xb, yb in loader:
     total_loss += loss
 print(f"mean loss {total_loss / len(loader):.4f}")
 """
+
+# TL101 and nothing TL401 could look at (no training).
+PINNED_GPU_TENSORS = """import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+X = torch.randn(8, 2).to("cuda")
+loader = DataLoader(TensorDataset(X), pin_memory=True)
+"""
+
 
 def _codes(diagnostics: List[Dict]) -> List[str]:
     return [d["code"] for d in diagnostics]
@@ -282,6 +292,58 @@ def test_a_burst_of_edits_publishes_nothing_older_than_the_newest_version(start:
     assert published == sorted(published) and published[-1] == 11  # nothing older after anything newer
     newest = "".join(lines[: len(lines) - 11])
     assert _codes(final) == [d.code for d in lint_source(newest, "train.py", RuleSettings(ALL_CODES)).diagnostics]
+    assert client.close() == 0
+
+
+def test_the_engine_stops_a_lint_when_asked_and_a_callback_that_never_fires_changes_nothing() -> None:
+    settings = RuleSettings(ALL_CODES)
+    asked: List[int] = []
+
+    def cancelled_at_the_fourth_question() -> bool:
+        asked.append(1)
+        return len(asked) == 4
+
+    with pytest.raises(LintCancelled):
+        lint_source(EXAMPLE, "train.py", settings, cancelled=cancelled_at_the_fourth_question)
+    assert len(asked) == 4  # it stopped at once
+    expected = lint_source(EXAMPLE, "train.py", settings).diagnostics
+    assert lint_source(EXAMPLE, "train.py", settings, cancelled=lambda: False).diagnostics == expected
+
+
+def _wait_for_stderr(client: LspClient, text: str) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while text not in client.stderr():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the server never wrote {text!r}; its stderr:\n{client.stderr()}")
+        time.sleep(0.01)
+
+
+def test_a_lint_under_way_stops_for_a_newer_version_and_requests_are_answered_meanwhile(start: Start, tmp_path: Path) -> None:
+    # TL401 sleeps at each call it visits: a lint of EXAMPLE takes seconds, and says on stderr how far it got
+    client = start(slow_site=True)
+    other = (tmp_path / "other.py").as_uri()
+    client.open(other, PINNED_GPU_TENSORS)  # TL401 has nothing to look at there: linted at once
+    (pinned,) = client.diagnostics(other, version=1)
+    uri = (tmp_path / "train.py").as_uri()
+    client.open(uri, EXAMPLE)
+    _wait_for_stderr(client, "slow TL401 visit: lint 1")
+    edited = EXAMPLE.replace("lr=0.1", "lr=0.2")
+    client.change(uri, edited, version=2)
+
+    # while the lints of train.py run, requests about another document are answered
+    hover = client.request("textDocument/hover", {"textDocument": {"uri": other}, "position": pinned["range"]["start"]})
+    assert "TL101" in hover["contents"]["value"]
+    assert _actions(client, other, pinned["range"])[0]["title"].startswith("Fix TL101")
+    assert "slow TL401 visit: lint 2" not in client.stderr()  # answered before the newest version's lint was far along
+
+    diagnostics = client.diagnostics(uri, version=2)
+    assert _codes(diagnostics) == [d.code for d in lint_source(edited, "train.py", RuleSettings(ALL_CODES)).diagnostics]
+    published = [n["params"]["version"] for n in client.history if n["params"].get("uri") == uri]
+    assert published == [2]  # nothing for the replaced version
+    visits = [line.rsplit(" ", 1)[1] for line in client.stderr().splitlines() if line.startswith("slow TL401 visit")]
+    calls = visits.count("2")
+    assert calls == 23  # the newest version's lint visited every call of the file
+    assert 1 <= visits.count("1") < calls  # the replaced version's lint stopped when the edit arrived
     assert client.close() == 0
 
 

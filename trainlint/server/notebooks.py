@@ -14,7 +14,7 @@ cells by ``Notebook.rewritten``, the same write-back (and check) as
 from __future__ import annotations
 
 import json
-from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from trainlint.diagnostics import Diagnostic
 from trainlint.engine import LintResult, RuleSettings
@@ -56,15 +56,21 @@ def notebook_json(cells: Sequence[Cell]) -> str:
 
 
 def lint_notebook(
-    uri: str, version: int, cells: Sequence[Cell], path: str, settings: Optional[DocumentSettings]
+    uri: str,
+    version: int,
+    cells: Sequence[Cell],
+    path: str,
+    settings: Optional[DocumentSettings],
+    cancelled: Optional[Callable[[], bool]] = None,
 ) -> Findings:
     """Lint the code cells as one module; each finding of the result carries its cell position. With no
-    settings (the notebook is excluded) nothing is reported, not even a cell that does not parse."""
+    settings (the notebook is excluded) nothing is reported, not even a cell that does not parse.
+    ``cancelled`` as for ``lint_document``."""
     notebook = Notebook.parse(notebook_json(cells))
     if settings is None:
         findings = Findings(uri, version, notebook.code, path, RuleSettings(frozenset()), False, LintResult([]))
         return findings._replace(notebook=NotebookFindings(notebook, tuple(cells), []))
-    findings = lint_document(uri, version, notebook.code, path, settings.rules, settings.unsafe_fixes)
+    findings = lint_document(uri, version, notebook.code, path, settings.rules, settings.unsafe_fixes, cancelled)
     findings.result.diagnostics[:] = [notebook.place(d) for d in findings.result.diagnostics]
     return findings._replace(notebook=NotebookFindings(notebook, tuple(cells), notebook.syntax_errors(path)))
 

@@ -3,9 +3,10 @@
 The event loop only schedules work and talks to the editor. Linting, fixing and
 reading configuration run on one engine thread (see findings.py for why one),
 so the server keeps answering while a lint runs. An edit in a burst of edits
-waits a short debounce before its lint, and a newer edit cancels it; a result is
-published only if its document version is still the newest, so an editor
-never shows findings of text it no longer holds. A notebook is one document (its
+waits a short debounce before its lint, and a newer edit cancels it, whether it
+still waits or already runs (the engine stops between the nodes it visits); a
+result is published only if its document version is still the newest, so an
+editor never shows findings of text it no longer holds. A notebook is one document (its
 URI and version) whose findings are published per cell (notebooks.py).
 """
 
@@ -17,7 +18,7 @@ import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -25,7 +26,7 @@ from pygls.uris import to_fs_path
 
 from trainlint import __version__
 from trainlint.config import ConfigError
-from trainlint.engine import LintResult, RuleSettings
+from trainlint.engine import LintCancelled, LintResult, RuleSettings
 from trainlint.diagnostics import Diagnostic
 from trainlint.server import actions, notebooks
 from trainlint.server.configuration import WorkspaceConfiguration, is_config_file, overrides_from_options
@@ -162,7 +163,7 @@ class TrainlintServer(LanguageServer):
         version, generation = key
         loop = asyncio.get_running_loop()
         try:
-            findings = await loop.run_in_executor(self.engine, self._lint, uri, version, source)
+            findings = await loop.run_in_executor(self.engine, self._lint, uri, key, source)
         except ConfigError as error:
             self.show_once(f"trainlint: configuration error: {error}", types.MessageType.Error)
             documents = [(uri, version)] if isinstance(source, str) else [(cell.uri, cell.version) for cell in source]
@@ -185,20 +186,33 @@ class TrainlintServer(LanguageServer):
                 self.log(f"trainlint: {error}")
         return findings
 
-    def _lint(self, uri: str, version: int, source: Source) -> Optional[Findings]:
-        """On the engine thread. None when a newer version arrived while this one waited its turn."""
-        if self.versions.get(uri) != version:
+    def _lint(self, uri: str, key: Tuple[int, int], source: Source) -> Optional[Findings]:
+        """On the engine thread. None when a newer version (or configuration) arrived while this one
+        waited its turn or while it ran: the engine asks between the nodes it visits, so a lint of a
+        replaced version stops within one analysis instead of delaying the lint of the newest."""
+        version, generation = key
+
+        def superseded() -> bool:  # read from the engine thread: one dictionary look-up, atomic under the GIL
+            return self.versions.get(uri) != version or self.generation != generation
+
+        if superseded():
             return None
+        try:
+            return self._lint_version(uri, version, source, superseded)
+        except LintCancelled:
+            return None
+
+    def _lint_version(self, uri: str, version: int, source: Source, cancelled: Callable[[], bool]) -> Findings:
         path = to_fs_path(uri) if uri.startswith("file:") else None
         name = uri.rstrip("/").rsplit("/", 1)[-1] or "untitled.py"
         assert self.configuration is not None
         settings = self.configuration.for_document(Path(path) if path else None, name)
         display = _relative(path, self.configuration.root) if path else name
         if not isinstance(source, str):
-            return notebooks.lint_notebook(uri, version, source, display, settings)
+            return notebooks.lint_notebook(uri, version, source, display, settings, cancelled)
         if settings is None:  # excluded, as --force-exclude would skip it
             return Findings(uri, version, source, display, RuleSettings(frozenset()), False, LintResult([]))
-        return lint_document(uri, version, source, display, settings.rules, settings.unsafe_fixes)
+        return lint_document(uri, version, source, display, settings.rules, settings.unsafe_fixes, cancelled)
 
     async def located_findings(self, uri: str) -> Optional[Tuple[Findings, LineIndex, List[Tuple[int, Diagnostic]]]]:
         """For a request about a text document or a notebook cell: the findings it belongs to, an index of
