@@ -449,7 +449,7 @@ class EvaluationLoops:
         """Forward passes of ``calls`` that a function the loop calls runs after its own ``.eval()`` of their model,
         directly or through the functions it calls next: skorch's ``validation_step`` does
         ``self.module_.eval()`` then ``self.infer(Xi)``, which runs ``self.module_(x)``. A function that sets the
-        model's mode itself decides for its own calls."""
+        model's mode itself decides for its own calls; a model the function builds itself does not count."""
         around = set(self.facts.ancestors(loop))
         by_function: Dict[cst.FunctionDef, List[cst.Call]] = {}
         for call in calls:
@@ -459,7 +459,7 @@ class EvaluationLoops:
         graph = self.facts.fact(CallGraph)
         found: Set[cst.Call] = set()
         for function, own in by_function.items():
-            for model in {dotted(c.func.value) for c in own if _mode_set(c) == "eval"}:  # type: ignore[attr-defined]
+            for model in {dotted(c.func.value) for c in own if _mode_set(c) == "eval"} - _built_in(function):  # type: ignore[attr-defined]
                 pending, seen = [(function, self._after_eval(own, model))], {function}
                 while pending:
                     current, after = pending.pop()
@@ -547,6 +547,12 @@ class EvaluationLoops:
     @functools.cached_property
     def _order(self) -> Dict[cst.CSTNode, int]:
         return {node: index for index, node in enumerate(self.facts.parents)}
+
+
+def _built_in(function: cst.FunctionDef) -> Set[str]:
+    """Names that ``function`` binds by assignment: a model it builds and evaluates itself (a profiler's
+    ``model = create_model(name); model.eval()``) is set up per call, not evaluated on the caller's batches."""
+    return {n.target.value for n in walk(function) if type(n) is cst.AssignTarget and type(n.target) is cst.Name}  # type: ignore[attr-defined]
 
 
 def _mode_set(call: cst.Call) -> Optional[str]:
