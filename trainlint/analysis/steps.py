@@ -449,7 +449,8 @@ class EvaluationLoops:
         """Forward passes of ``calls`` that a function the loop calls runs after its own ``.eval()`` of their model,
         directly or through the functions it calls next: skorch's ``validation_step`` does
         ``self.module_.eval()`` then ``self.infer(Xi)``, which runs ``self.module_(x)``. A function that sets the
-        model's mode itself decides for its own calls; a model the function builds itself does not count."""
+        model's mode itself decides for its own calls; a model the function builds itself does not count, nor a
+        call of another of its methods there (``model.make_src_mask(src)`` beside a forward under no_grad)."""
         around = set(self.facts.ancestors(loop))
         by_function: Dict[cst.FunctionDef, List[cst.Call]] = {}
         for call in calls:
@@ -464,7 +465,7 @@ class EvaluationLoops:
                 while pending:
                     current, after = pending.pop()
                     for call in after:
-                        if _models_called(call) & {model}:
+                        if dotted(call.func) in (model, f"{model}.forward"):  # the model itself, not its helpers
                             found.add(call)
                         for reached in graph.resolve([callee(call)]) if callee(call) is not None else ():
                             reached_calls = by_function.get(reached, [])
