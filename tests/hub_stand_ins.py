@@ -1,14 +1,14 @@
 """In-memory stand-ins for the parts of ``datasets`` and ``transformers`` that TL301's hub fixture uses.
 
-The fixture ``bad_glue_map_keeps_idx.py`` is written against the real
+The fixtures ``bad_glue_map_keeps_idx.py`` and ``bad_glue_remove_columns_keeps_idx.py`` are written against the real
 libraries (``load_dataset("glue", "sst2")``, ``AutoTokenizer``), which need the
 network and are not installed here. Only the download and the tokenizer are
 replaced: :func:`hub_stand_ins` serves GLUE/SST-2's real columns (``sentence``,
 ``label``, ``idx``) filled with ``reference_trainer``'s text data for ``seed``,
 and a tokenizer that turns its ``tok<N>`` words back into the reference's
 token ids, so the fixed fixture must train exactly like
-``reference_trainer.run("text")``. ``map(batched=True)``, ``rename_column``
-and ``set_format("torch")`` behave as in ``datasets``: numbers and lists of
+``reference_trainer.run("text")``. ``map(batched=True)``, ``rename_column``,
+``remove_columns`` and ``set_format("torch")`` behave as in ``datasets``: numbers and lists of
 numbers become tensors, strings stay strings.
 """
 
@@ -41,6 +41,10 @@ class InMemoryDataset:
     def rename_column(self, original: str, new: str) -> "InMemoryDataset":
         renamed = {new if name == original else name: values for name, values in self.columns.items()}
         return InMemoryDataset(renamed, self.torch_format)
+
+    def remove_columns(self, column_names: List[str]) -> "InMemoryDataset":
+        kept = {name: values for name, values in self.columns.items() if name not in column_names}
+        return InMemoryDataset(kept, self.torch_format)
 
     def set_format(self, type: str) -> None:  # noqa: A002 - the datasets API's own name
         self.torch_format = type == "torch"

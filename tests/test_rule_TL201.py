@@ -683,3 +683,43 @@ def test_documentation_has_every_section() -> None:
     doc = CudaAmpOnOtherDevice.__doc__ or ""
     for section in ("## What it does", "## Why is this bad", "## Example", "## Use instead", "## Fix safety", "## Evidence"):
         assert section in doc
+
+
+# -- CUDA-only AMP held by a name ----------------------------------------------------
+
+_THROUGH_A_HELPER = """
+import torch
+from contextlib import suppress
+
+device = torch.device("mps" if torch.backends.mps.is_available() else "cpu")
+
+
+def get_autocast(precision):
+    if precision == "amp":
+        return torch.cuda.amp.autocast
+    return {other}
+
+
+def step(model, x, precision):
+    autocast = get_autocast(precision)
+    with autocast():
+        return model(x)
+"""
+
+
+def test_a_name_that_may_hold_cuda_only_autocast_or_another_context_is_reported_without_a_fix() -> None:
+    """open_clip's shape: the helper returns torch.cuda.amp.autocast or `suppress`, which takes no `enabled`."""
+    source = _THROUGH_A_HELPER.format(other="suppress")
+    assert findings(source) == [15]
+    assert only_fix(source) is None
+
+
+def test_a_name_that_holds_only_cuda_only_autocast_gets_the_gate() -> None:
+    source = _THROUGH_A_HELPER.format(other="torch.cuda.amp.autocast")
+    assert findings(source) == [15]
+    assert "with autocast(enabled=device.type == \"cuda\"):" in fixed(source)
+
+
+def test_a_helper_returning_device_aware_autocast_is_not_reported() -> None:
+    source = _THROUGH_A_HELPER.replace("return torch.cuda.amp.autocast", "return suppress").format(other="suppress")
+    assert findings(source) == []

@@ -61,6 +61,7 @@ loader = DataLoader(Items(), batch_size=4)
         ("ok_getitem_index_kwargs_forward.py", ", **unused", "", "idx"),
         ("ok_getitem_index_popped.py", 'rows = batch.pop("idx")', 'rows = batch["idx"]', "idx"),
         ("ok_glue_map_remove_columns.py", ', remove_columns=["sentence", "idx"]', "", "idx"),
+        ("ok_glue_remove_columns_method.py", '["sentence", "idx"]', '["sentence"]', "idx"),
         ("ok_glue_set_format_tensor_columns.py", ', columns=["input_ids", "token_type_ids", "attention_mask", "labels"]', "", "idx"),
         ("ok_model_named_functions.py", "print(summarize_model_inputs(**batch))", "print(self.model(**batch))", "idx"),
     ],

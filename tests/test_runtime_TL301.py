@@ -33,9 +33,10 @@ EXTRA_KEY = {
     "bad_data_parallel_wrapper.py": "row",
     "bad_getitem_adds_index.py": "idx",
     "bad_glue_map_keeps_idx.py": "idx",
+    "bad_glue_remove_columns_keeps_idx.py": "idx",
 }
 # Fixtures written against the Hugging Face hub: run with in-memory stand-ins (no download here).
-HUB_FIXTURES = {"bad_glue_map_keeps_idx.py"}
+HUB_FIXTURES = {"bad_glue_map_keeps_idx.py", "bad_glue_remove_columns_keeps_idx.py"}
 
 
 def _libraries(name: str, seed: int) -> contextlib.AbstractContextManager:

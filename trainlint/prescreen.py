@@ -315,10 +315,13 @@ class Features:
 
     def _may_evaluate(self, loop: ast.AST, functions: Tuple[int, ...], held_out: bool) -> bool:
         """Mirror TL404: a loop outside a ``test_*`` function over held-out data, or after or around a ``.eval()``
-        in its own function."""
+        in its own function, or calling a function that makes one (a trainer's ``validation_step``)."""
         if any(f in self._in_tests for f in functions):
             return False
         if held_out:
+            return True
+        reached = _close_over_callees(self._loop_calls.get(loop, set()), self._names, self._callees)
+        if any(around and self._names[around[-1]] in reached for _, around, _ in self._mode_calls):
             return True
         start = (loop.lineno, loop.col_offset)  # type: ignore[attr-defined]
         end = (loop.end_lineno, loop.end_col_offset)  # type: ignore[attr-defined]

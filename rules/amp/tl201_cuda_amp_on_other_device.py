@@ -17,6 +17,7 @@ from trainlint.analysis.devices import (
     DevicesInUse,
     is_false_constant,
 )
+from trainlint.analysis.names import Names
 from trainlint.analysis.values import string_value
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Import, Option, Rule
@@ -60,7 +61,11 @@ class CudaAmpOnOtherDevice(Rule):
     any import spelling, `from torch.cuda.amp import *` too, unless the module
     binds the name otherwise), `torch.autocast("cuda")`,
     `torch.amp.autocast(device_type="cuda")`, `torch.amp.GradScaler("cuda")`
-    (or with no device: it defaults to CUDA). A device type sniffed as
+    (or with no device: it defaults to CUDA). Also a call through a name
+    that holds the CUDA-only API (`autocast = torch.cuda.amp.autocast`, or
+    open_clip's `autocast = get_autocast(precision)` whose same-module helper
+    returns it), unless the name gets it only on CUDA (`... if device ==
+    "cuda" else nullcontext`). A device type sniffed as
     `"cuda" if "cuda" in device else "cpu"` is TL202's.
 
     "Another accelerator can run it" is a query on the module's devices
@@ -153,7 +158,10 @@ class CudaAmpOnOtherDevice(Rule):
     (torch 2.3); below that the call keeps its API and only gains the
     `enabled` gate. A `from torch.cuda.amp import ...` left unused (at module
     level or in a function) is dropped, keeping the blank line before it;
-    `import torch` is added if needed; a star import stays.
+    `import torch` is added if needed; a star import stays. A call through
+    a name keeps calling that name and only gains the `enabled` gate; where
+    the name may also hold another context (`suppress`, which takes no
+    `enabled`), the finding has no fix.
 
     Making AMP actually run on MPS or an XPU changes numerics (float16 on MPS,
     with no loss scaling: the GradScaler must stay CUDA-only), so it is a
@@ -193,19 +201,52 @@ class CudaAmpOnOtherDevice(Rule):
         found = self._amp_call(node)
         if found is None:
             return
-        api, arguments = found
+        api, arguments, alias, references = found
         device_argument = arguments.get(api.device_parameter)
         if not self._hard_wired(api, device_argument) or self._deliberately_cuda(node, api, arguments):
             return
-        self.report(node, _message(api), fix=self._amp_fix(node, api, arguments))
+        if references and all(self.facts.fact(CudaOnlyRegions).runs_only_on_cuda(r) for r in references):
+            return  # `autocast = torch.cuda.amp.autocast if device == "cuda" else nullcontext`
+        # through a name: gate the call where the name holds nothing else, else report only (`suppress()`
+        # takes no `enabled`)
+        fix = None if alias is None else self._amp_fix(node, api, arguments, keep_api=bool(alias))
+        self.report(node, _message(api), fix=fix)
 
-    def _amp_call(self, node: cst.Call) -> Optional[Tuple[AmpApi, Arguments]]:
-        api = self._amp_api(node.func)
+    def _amp_call(self, node: cst.Call) -> Optional[Tuple[AmpApi, Arguments, Optional[bool], List[cst.BaseExpression]]]:
+        """The AMP API ``node`` calls, its arguments, how (False for the API itself, True through a name that
+        holds only it, None through a name that may also hold something else), and where a name was given it."""
+        api, alias, references = self._amp_api(node.func), False, []
+        if api is None and isinstance(node.func, cst.Name):
+            held = self._values_held(node.func, depth=0)
+            apis = {self._amp_api(v) if isinstance(v, (cst.Name, cst.Attribute)) else None for v in held}
+            cuda_only = [a for a in apis if a is not None and a.cuda_only]
+            api, alias = (cuda_only[0], True if len(apis) == 1 else None) if len(cuda_only) == 1 else (None, False)
+            references = [v for v in held if v is not None and v is not node.func and self._amp_api(v) is api]
         head = (dotted(node.func) or "").split(".")[0]
         if api is None or head in self._ambiguous_imports:
             return None
         arguments = bind_arguments(node, api.parameters)
-        return None if arguments is None else (api, arguments)
+        return None if arguments is None else (api, arguments, alias, references)
+
+    def _values_held(self, expression: cst.BaseExpression, depth: int) -> List[Optional[cst.BaseExpression]]:
+        """What a name may hold, followed through its bindings, conditional expressions and what same-module
+        functions return (None where it cannot be told): open_clip's ``autocast = get_autocast(precision)``,
+        whose ``get_autocast`` returns ``torch.cuda.amp.autocast`` or ``suppress``."""
+        if depth > 3:
+            return [None]
+        if isinstance(expression, cst.IfExp):
+            return self._values_held(expression.body, depth + 1) + self._values_held(expression.orelse, depth + 1)
+        names = self.facts.fact(Names)
+        if isinstance(expression, cst.Call):
+            returned = [r for f in names.callees(expression) for r in names.returns(f)]
+            return [v for r in returned for v in self._values_held(r, depth + 1)] or [None]
+        if not isinstance(expression, cst.Name) or self._amp_api(expression) is not None:
+            return [expression]
+        bindings = names.reaching(expression)
+        values = [names.bound_value(b) for b in bindings]
+        if not values or None in values:
+            return [expression]  # a parameter, an import, a loop target: held as it is named
+        return [v for value in values for v in self._values_held(value, depth + 1)]  # type: ignore[arg-type]
 
     @staticmethod
     def _hard_wired(api: AmpApi, device_argument: Optional[cst.Arg]) -> bool:
@@ -292,17 +333,18 @@ class CudaAmpOnOtherDevice(Rule):
 
     # -- the fix ------------------------------------------------------------------
 
-    def _amp_fix(self, node: cst.Call, api: AmpApi, arguments: Arguments) -> Optional[CstFix]:
+    def _amp_fix(self, node: cst.Call, api: AmpApi, arguments: Arguments, keep_api: bool = False) -> Optional[CstFix]:
         """The safe fix (AMP stays exactly where it ran: on CUDA), or, where the option asks for it and the
-        target torch has MPS autocast, the unsafe one that runs autocast on the device's own type."""
+        target torch has MPS autocast, the unsafe one that runs autocast on the device's own type. A call
+        through a name (``keep_api``) keeps calling that name and only gains the gate."""
         device = self.facts.fact(DeviceScopes).device_in_scope(node)
         everywhere = api.family == "autocast" and device is not None and self.option(EVERYWHERE_OPTION)
-        if everywhere and self._target() >= torch_apis.MPS_AUTOCAST:
+        if everywhere and not keep_api and self._target() >= torch_apis.MPS_AUTOCAST:
             return self._autocast_everywhere_fix(node, api, arguments, device)
-        return self._cuda_only_fix(node, api, arguments, device)
+        return self._cuda_only_fix(node, api, arguments, device, keep_api)
 
     def _cuda_only_fix(
-        self, node: cst.Call, api: AmpApi, arguments: Arguments, device: Optional[DeviceInScope]
+        self, node: cst.Call, api: AmpApi, arguments: Arguments, device: Optional[DeviceInScope], keep_api: bool = False
     ) -> CstFix:
         """Enabled only on CUDA: identical there, and no warning (nor AMP) where it used to turn itself off.
 
@@ -316,7 +358,7 @@ class CudaAmpOnOtherDevice(Rule):
             gate = _compare(device.type_expression(torch), cst.Equal(), self._string("cuda"))
         enabled = _both(arguments["enabled"].value, gate) if "enabled" in arguments else gate
         since = torch_apis.AUTOCAST if api.family == "autocast" else torch_apis.AMP_GRAD_SCALER
-        modernised = api.cuda_only and self._target() >= since
+        modernised = api.cuda_only and self._target() >= since and not keep_api
         new_api = f"{torch}.autocast" if api.family == "autocast" else f"{torch}.amp.GradScaler"
         new_call = node.with_changes(
             func=cst.parse_expression(new_api) if modernised else node.func,

@@ -520,6 +520,10 @@ class BatchKeys:
                 return {}
             keys = self._dataset_keys(source, visiting) or {}  # renaming its own name's columns: no bound kept
             return {names[1] if key == names[0] else key: origin for key, origin in keys.items()}  # type: ignore[misc]
+        if method == "remove_columns":  # ``ds.remove_columns(["text"])``: every other column stays
+            removed = _removed_columns(call, position=0)
+            keys = self._dataset_keys(source, visiting) if removed is not None else {}
+            return {column: origin for column, origin in (keys or {}).items() if column not in removed}  # type: ignore[operator]
         removed = _removed_columns(call) if method == "map" else None
         if removed is not None and call.args:
             columns = dict(self._dataset_keys(source, visiting) or {})
@@ -852,10 +856,11 @@ def _collated_keys(value: cst.Dict, where: str, items: KeyMap) -> KeyMap:
     return keys
 
 
-def _removed_columns(call: cst.Call) -> Optional[FrozenSet[str]]:
-    """The columns ``map(..., remove_columns=...)`` removes: none without it, the literal names given;
-    None when they cannot be read (``remove_columns=ds.column_names`` may remove every column)."""
-    removed = passed_argument(call, "remove_columns")
+def _removed_columns(call: cst.Call, position: Optional[int] = None) -> Optional[FrozenSet[str]]:
+    """The columns ``map(..., remove_columns=...)`` (or ``remove_columns(column_names)``, its argument at
+    ``position``) removes: none without it, the literal names given; None when they cannot be read
+    (``remove_columns=ds.column_names`` may remove every column)."""
+    removed = passed_argument(call, "remove_columns" if position is None else "column_names", position)
     if removed is None:
         return frozenset()
     names = [removed] if isinstance(removed, cst.SimpleString) else None

@@ -51,12 +51,15 @@ class EvalWithoutNoGrad(Rule):
 
     The loop can have any shape, a comprehension over batches included
     (`[model(x) for x, _ in test_loader]`), and a loop's forward pass can
-    sit in a same-module function it calls. Deliberately silent: a function
+    sit in a same-module function it calls, after that function's own
+    `.eval()` (`validation_step` sets eval mode, then runs the model through
+    a shared `infer` helper). Deliberately silent: a function
     decorated with `@torch.no_grad()`/`@torch.inference_mode()`, or called
     only under one of them in this module; loops inside such a context, or
     after `torch.set_grad_enabled(False)`; Lightning's `validation_step`,
     `test_step`, `predict_step` and evaluation hooks, which Lightning runs
-    without grad; evaluation that needs gradients: `torch.autograd.grad`,
+    without grad (a `validation_step` that this module's own loop calls is
+    a plain method, as in skorch's `fit_loop`); evaluation that needs gradients: `torch.autograd.grad`,
     `requires_grad_()` on inputs, reading `.grad` (saliency maps),
     `torch.enable_grad()`, an adversarial attack (`atk(images, labels)`,
     `adversary.perturb(...)`); a loop that runs a handful of times

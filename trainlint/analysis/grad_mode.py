@@ -58,7 +58,8 @@ NO_GRAD_WRAPPER = re.compile(r"(^|_)(no_grad|inference_mode)$")
 class GradMode:
     """Where a module's code runs with autograd off, also through the functions that call it.
 
-    Beyond :func:`in_no_grad`: Lightning's evaluation hooks, code after a
+    Beyond :func:`in_no_grad`: Lightning's evaluation hooks (when this module
+    does not call them itself), code after a
     statement ``torch.set_grad_enabled(False)`` in its function or at module
     level, and a function whose every call in this module runs without grad
     (``with torch.no_grad(): evaluate(model, loader)``).
@@ -110,10 +111,16 @@ class GradMode:
             if type(ancestor) is cst.With and any(_wraps_no_grad(item.item) for item in ancestor.items):
                 return True, None
             if type(ancestor) is cst.FunctionDef:
-                if any(_wraps_no_grad(d.decorator) for d in ancestor.decorators) or GRAD_FREE_HOOK.match(ancestor.name.value):
+                if any(_wraps_no_grad(d.decorator) for d in ancestor.decorators) or self._framework_hook(ancestor):
                     return True, None
                 return False, ancestor
         return False, None
+
+    def _framework_hook(self, function: cst.FunctionDef) -> bool:
+        """A hook named like Lightning's evaluation hooks that only the framework calls: a ``validation_step``
+        this module calls itself (a hand-written trainer's loop, skorch's ``fit_loop``) is a plain method,
+        without grad only where its callers are."""
+        return bool(GRAD_FREE_HOOK.match(function.name.value)) and not self._call_sites.get(function)
 
     def _switches_off(self, call: cst.Call) -> bool:
         if self.facts.qualified_name(call.func) not in GRAD_SWITCH or not call.args:

@@ -401,7 +401,8 @@ class EvaluationLoops:
     Only loops that do not train (:meth:`Loops.trains`). A model is in eval
     mode for a loop when the last mode call on it before the loop in its
     function is ``.eval()`` (or ``.train(False)``), or when ``.eval()`` runs
-    in the loop; a forward pass is calling it, its ``forward``, or another
+    in the loop, or in a function the loop calls before that function runs
+    the model, itself or through its callees; a forward pass is calling it, its ``forward``, or another
     method of it that is not bookkeeping (``model.encoder(src)``,
     ``self.model.decode(z)``). A loop whose body always ends in ``break``
     runs once: one batch taken for a picture or a shape check, not an
@@ -437,11 +438,51 @@ class EvaluationLoops:
             if _root(c.func) not in rebound and self._runs_in(c, loop, own) and not self._precedes_its_mode(c, set_in_body)
         ]
         in_eval = {model for model, mode in modes.items() if mode == "eval"}
-        forwards = [c for c in calls if _models_called(c) & in_eval]
+        put_in_eval = self._put_in_eval_by_callees(loop, calls)
+        forwards = [c for c in calls if _models_called(c) & in_eval or c in put_in_eval]
         if forwards or not self._iterates_held_out_data(loop):
             return forwards
         in_train = {model for model, mode in modes.items() if mode == "train"}
         return [c for c in calls if _named_like_model(c) and not _models_called(c) & in_train]
+
+    def _put_in_eval_by_callees(self, loop: Union[Loop, Comprehension], calls: List[cst.Call]) -> Set[cst.Call]:
+        """Forward passes of ``calls`` that a function the loop calls runs after its own ``.eval()`` of their model,
+        directly or through the functions it calls next: skorch's ``validation_step`` does
+        ``self.module_.eval()`` then ``self.infer(Xi)``, which runs ``self.module_(x)``. A function that sets the
+        model's mode itself decides for its own calls; a model the function builds itself does not count, nor a
+        call of another of its methods there (``model.make_src_mask(src)`` beside a forward under no_grad)."""
+        around = set(self.facts.ancestors(loop))
+        by_function: Dict[cst.FunctionDef, List[cst.Call]] = {}
+        for call in calls:
+            function = enclosing_function(self.facts, call)
+            if function is not None and function not in around:
+                by_function.setdefault(function, []).append(call)
+        graph = self.facts.fact(CallGraph)
+        found: Set[cst.Call] = set()
+        for function, own in by_function.items():
+            for model in {dotted(c.func.value) for c in own if _mode_set(c) == "eval"} - _built_in(function):  # type: ignore[attr-defined]
+                pending, seen = [(function, self._after_eval(own, model))], {function}
+                while pending:
+                    current, after = pending.pop()
+                    for call in after:
+                        if dotted(call.func) in (model, f"{model}.forward"):  # the model itself, not its helpers
+                            found.add(call)
+                        for reached in graph.resolve([callee(call)]) if callee(call) is not None else ():
+                            reached_calls = by_function.get(reached, [])
+                            if reached not in seen and not any(_mode_set(c) and dotted(c.func.value) == model for c in reached_calls):  # type: ignore[attr-defined]
+                                seen.add(reached)
+                                pending.append((reached, reached_calls))
+        return found
+
+    def _after_eval(self, calls: List[cst.Call], model: str) -> List[cst.Call]:
+        """The calls of one function that run while the last mode it set on ``model`` is eval."""
+        after, mode = [], None
+        for call in sorted(calls, key=self._order.__getitem__):
+            if _mode_set(call) is not None and dotted(call.func.value) == model:  # type: ignore[attr-defined]
+                mode = _mode_set(call)
+            elif mode == "eval":
+                after.append(call)
+        return after
 
     def _runs_in(self, call: cst.Call, loop: cst.CSTNode, own: Set[cst.CSTNode]) -> bool:
         """``call`` runs as part of ``loop``'s iterations (``own``: it and its nested loops), not of a loop of a
@@ -507,6 +548,12 @@ class EvaluationLoops:
     @functools.cached_property
     def _order(self) -> Dict[cst.CSTNode, int]:
         return {node: index for index, node in enumerate(self.facts.parents)}
+
+
+def _built_in(function: cst.FunctionDef) -> Set[str]:
+    """Names that ``function`` binds by assignment: a model it builds and evaluates itself (a profiler's
+    ``model = create_model(name); model.eval()``) is set up per call, not evaluated on the caller's batches."""
+    return {n.target.value for n in walk(function) if type(n) is cst.AssignTarget and type(n.target) is cst.Name}  # type: ignore[attr-defined]
 
 
 def _mode_set(call: cst.Call) -> Optional[str]:
