@@ -22,9 +22,12 @@ know three things that no single call shows:
   string, so that a fix spells its device *type* correctly.
 
 Four facts answer them, each requested with ``facts.fact(...)`` and sharing
-one scan of the module: :class:`DeviceLattice`, :class:`DevicesInUse`,
-:class:`CudaOnlyRegions` and :class:`DeviceScopes`. All are syntactic approximations that err towards
-"can't tell", which rules turn into silence or into an unsafe fix.
+one scan of the module (literals, calls, options): :class:`DeviceLattice`,
+:class:`DevicesInUse`, :class:`CudaOnlyRegions` and :class:`DeviceScopes`.
+What a name or attribute holds, and where, they read from names.py (its
+bindings, flow-aware at a use; a spelling's assignments in every scope for
+the module-wide questions); they keep no model of names of their own. All
+err towards "can't tell", which rules turn into silence or into an unsafe fix.
 """
 
 from __future__ import annotations

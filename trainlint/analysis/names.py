@@ -57,6 +57,23 @@ Mapping from the binding models this replaces. Ported:
   :meth:`Names.resolve_callable` + :meth:`Names.returns`;
   ``_ModuleScan.literal_values`` -> ``values.Values.literal_values`` (and the
   lattice for ``device.type``); ``string_value`` -> ``values.string_value``.
+* ``devices.DeviceScopes`` (``_values_at``/``_bindings_in``/
+  ``_if_chain_bindings``/``_block_targets``/``_assignments_below``, deleted):
+  the device expression in scope for a fix is a name that surely reaches the
+  node -> :meth:`Names.reaching_at`; ``_class_attribute_values`` ->
+  :meth:`Names.attribute_bindings`, and "set before the node in the method
+  that sets it" -> :meth:`Names.attribute_reaching_at`; ``_parameters`` ->
+  :meth:`Names.parameters`; ``_returned_kind``'s returns ->
+  :meth:`Names.resolve_callable` + :meth:`Names.return_statements` (a bare
+  ``return`` has no value).
+* ``devices._ModuleScan.assignments`` (deleted; every assignment of a dotted
+  name, module-wide), read by ``DevicesInUse`` and ``CudaOnlyRegions`` for
+  module-wide questions asked of a spelling ("is any variable called
+  ``device`` CUDA-only?", "is ``use_cuda`` a CUDA check wherever it is
+  set?"): names -> :meth:`Names.bindings_anywhere`; ``self.x`` and the
+  attributes of objects no scope owns (``args.device = ...``) ->
+  :meth:`Names.attribute_stores`; a class body's field defaults ->
+  :meth:`Names.bindings` of the class.
 * ``placement._Binder``/``NameBindings`` (deleted): placement and TL103/TL104
   read :meth:`Names.binding_of`, :meth:`Names.unpacked`, :meth:`Names.reaching`
   on ``self.x``, :meth:`Names.uses`, :meth:`Names.argument_for` and
@@ -67,20 +84,6 @@ Mapping from the binding models this replaces. Ported:
   :meth:`Names.resolve_callable`, :meth:`Names.method`,
   :meth:`Names.parameters`, :meth:`Names.returns` and
   :meth:`Names.instance_classes`.
-
-Still to port:
-* ``devices.DeviceScopes`` (``_values_at``/``_bindings_in``/``_block_targets``,
-  the device expression in scope for a fix): the values that may reach a node
-  and whether one surely does -> :meth:`Names.reaching_at`;
-  ``_class_attribute_values`` -> :meth:`Names.attribute_bindings`;
-  ``_parameters`` -> :meth:`Names.parameters`; ``_returned_kind``'s returns
-  -> :meth:`Names.return_statements` (a bare ``return`` has no value).
-  ``DevicesInUse`` and ``CudaOnlyRegions`` still read ``_ModuleScan.assignments``
-  (every assignment of a dotted name, module-wide) for their module-wide
-  questions ("is any device variable CUDA-only?") and for flags such as
-  ``use_cuda``; the name part belongs on :meth:`Names.bindings`, the
-  attributes of objects other than ``self`` (``args.device = ...``), which no
-  scope owns, may stay a module-wide table.
 """
 
 from __future__ import annotations
