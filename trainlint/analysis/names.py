@@ -542,6 +542,9 @@ class Names:
         in :meth:`attribute_bindings`), and stores to attributes of objects
         that no scope owns (``args.device = ...``, ``cfg.train.device = ...``,
         named by their dotted spelling; not ``f().x = ...`` or ``a[0].x = ...``).
+        A ``self.x`` store's scope is its class; another object's store has the
+        scope it is made in, and is no binding that :meth:`binding_at` or
+        :meth:`reaching` know: no scope owns that attribute.
         """
         if self._stores_by_name is None:
             self._stores_by_name = {}
