@@ -97,3 +97,11 @@ def test_the_kind_of_what_a_same_module_helper_returns():
     """
     assert device_at(textwrap.dedent(helper).format(other='return torch.device("cpu")')) == ("device", DeviceKind.TORCH_DEVICE)
     assert device_at(textwrap.dedent(helper).format(other="return")) == ("device", DeviceKind.UNKNOWN)  # a bare return
+
+
+def test_a_device_unpacked_from_a_tuple_display_or_bound_by_a_walrus():
+    """yolov5's val.py and accelerate's tests: both hold a torch.device, so a fix spells ``device.type``."""
+    unpacked = "def evaluate(model):\n    device, half = next(model.parameters()).device, True\n    here()\n"
+    assert device_at(unpacked) == ("device", DeviceKind.TORCH_DEVICE)
+    walrus = "import torch\ndef run(rank):\n    set_device(device := torch.device(rank))\n    here()\n"
+    assert device_at(walrus) == ("device", DeviceKind.TORCH_DEVICE)
