@@ -103,5 +103,5 @@ def test_a_device_unpacked_from_a_tuple_display_or_bound_by_a_walrus():
     """yolov5's val.py and accelerate's tests: both hold a torch.device, so a fix spells ``device.type``."""
     unpacked = "def evaluate(model):\n    device, half = next(model.parameters()).device, True\n    here()\n"
     assert device_at(unpacked) == ("device", DeviceKind.TORCH_DEVICE)
-    walrus = "import torch\ndef run(rank):\n    set_device(device := torch.device(rank))\n    here()\n"
-    assert device_at(walrus) == ("device", DeviceKind.TORCH_DEVICE)
+    walrus = "import torch\ndef run(rank):\n    set_device(device := torch.device(rank))\n    return lambda t: here(t)\n"
+    assert device_at(walrus) == ("device", DeviceKind.TORCH_DEVICE)  # the lambda runs later: every binding of run's
