@@ -762,3 +762,68 @@ def test_later_comprehension_clauses_see_earlier_targets():
     facts, names = model("def f(subs, tree):\n    return [s for sub in subs for tree in sub.trees if tree.red for s in [tree.n]]\n")
     assert [b.kind for b in names.reaching(load(names, "tree", 0))] == [n.COMPREHENSION]
     assert [b.kind for b in names.reaching(load(names, "tree", 1))] == [n.COMPREHENSION]
+
+
+# ----- module-wide queries: a spelling's bindings in every scope, attribute stores ------------------
+
+
+def test_bindings_anywhere_lists_a_name_bound_in_every_scope():
+    facts, names = model(
+        "device = 'cpu'\n"
+        "def f():\n    device = 'cuda'\n    for device in devices:\n        pass\n"
+        "class C:\n    device = 'mps'\n"
+        "def g(device):\n    del device\n"
+    )
+    found = names.bindings_anywhere("device")
+    assert [(b.kind, type(b.scope).__name__) for b in found] == [
+        (n.ASSIGN, "Module"), (n.ASSIGN, "FunctionDef"), (n.FOR, "FunctionDef"),
+        (n.ASSIGN, "ClassDef"), (n.PARAMETER, "FunctionDef"), (n.DELETE, "FunctionDef"),
+    ]
+    assert {b.name for b in names.bindings_anywhere()} == {"device", "f", "C", "g"}
+    assert names.bindings_anywhere("nowhere") == []
+
+
+def test_attribute_stores_of_self_and_of_objects_no_scope_owns():
+    facts, names = model(
+        "args.device = 'cuda'\n"
+        "cfg.train.device = 'cpu'\n"
+        "get().device = 'mps'\n"
+        "class C:\n"
+        "    def __init__(self):\n        self.device = 'cuda'\n        self.device += ''\n"
+        "    @staticmethod\n    def s(self):\n        self.device = 'xpu'\n"
+        "def f(args):\n    args.device, n = 'cpu', 1\n"
+    )
+    spelled = [(b.name, b.kind, facts.code(b.value) if b.value is not None else None) for b in names.attribute_stores()]
+    assert spelled == [
+        ("args.device", n.ASSIGN, "'cuda'"), ("cfg.train.device", n.ASSIGN, "'cpu'"),
+        ("self.device", n.ASSIGN, "'cuda'"), ("self.device", n.AUGMENTED, "''"), ("self.device", n.ASSIGN, "'xpu'"),
+        ("args.device", n.ASSIGN, "'cpu', 1"),
+    ]
+    in_f = names.attribute_stores("args.device")[-1]
+    assert names.bound_value(in_f).value == "'cpu'" and in_f.path == (0,)
+    assert type(names.attribute_stores("self.device")[0].scope) is cst.ClassDef  # a method's store: the class's attribute
+    assert names.attribute_stores("get().device") == [] and names.attribute_stores("device") == []
+
+
+def test_attribute_reaching_at_follows_the_method_own_stores():
+    facts, names = model(
+        "class C:\n"
+        "    def __init__(self, gpu):\n"
+        "        first()\n"
+        "        if gpu:\n            self.device = 'cuda'\n        else:\n            self.device = 'cpu'\n"
+        "        second()\n"
+        "        if gpu:\n            self.device = 'cuda:1'\n"
+        "        third()\n"
+        "    def other(self):\n        self.device = 'mps'\n        fourth()\n"
+    )
+    init, other = (d for d in facts.nodes(cst.FunctionDef))
+    calls = {facts.code(c.func): c for c in facts.nodes(cst.Call)}
+    found, certain = names.attribute_reaching_at(init, "device", calls["first"])
+    assert found == [] and not certain  # set later in __init__, whatever another method does
+    found, certain = names.attribute_reaching_at(init, "device", calls["second"])
+    assert [facts.code(b.value) for b in found] == ["'cuda'", "'cpu'"] and certain
+    found, certain = names.attribute_reaching_at(init, "device", calls["third"])
+    assert [facts.code(b.value) for b in found] == ["'cuda'", "'cpu'", "'cuda:1'"] and certain
+    assert names.attribute_reaching_at(init, "dtype", calls["third"]) == ([], False)
+    found, certain = names.attribute_reaching_at(other, "device", calls["fourth"])
+    assert [facts.code(b.value) for b in found] == ["'mps'"] and certain

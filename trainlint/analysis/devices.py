@@ -22,9 +22,12 @@ know three things that no single call shows:
   string, so that a fix spells its device *type* correctly.
 
 Four facts answer them, each requested with ``facts.fact(...)`` and sharing
-one scan of the module: :class:`DeviceLattice`, :class:`DevicesInUse`,
-:class:`CudaOnlyRegions` and :class:`DeviceScopes`. All are syntactic approximations that err towards
-"can't tell", which rules turn into silence or into an unsafe fix.
+one scan of the module (literals, calls, options): :class:`DeviceLattice`,
+:class:`DevicesInUse`, :class:`CudaOnlyRegions` and :class:`DeviceScopes`.
+What a name or attribute holds, and where, they read from names.py (its
+bindings, flow-aware at a use; a spelling's assignments in every scope for
+the module-wide questions); they keep no model of names of their own. All
+err towards "can't tell", which rules turn into silence or into an unsafe fix.
 """
 
 from __future__ import annotations
@@ -38,7 +41,9 @@ import libcst as cst
 
 from trainlint.analysis import walk
 from trainlint.analysis.imports import dotted
-from trainlint.analysis.names import ANNOTATED, ASSIGN, PARAMETER, WALRUS, Binding, Names
+from trainlint.analysis.names import (
+    ANNOTATED, ASSIGN, CLASS, DEF, DELETE, FOR, IMPORT, PARAMETER, VAR_KEYWORD, WALRUS, WITH, Binding, Names,
+)
 from trainlint.analysis.values import Values as LiteralValues, string_value
 
 if TYPE_CHECKING:
@@ -132,54 +137,6 @@ def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
             stack.extend(reversed(walk.children(current)))
 
 
-def _assignment_pairs(statement: cst.CSTNode) -> Iterator[Tuple[str, Optional[cst.BaseExpression]]]:
-    """``(target, value)`` for each plain assignment in a line of small statements; value None when unpacked.
-
-    A ``for`` target and a ``with ... as`` target are assignments of unknown
-    value: ``for device in names:`` shadows a ``device`` bound outside the loop.
-    """
-    if type(statement) is cst.For or type(statement) is cst.With:
-        yield from ((name, None) for name in _block_targets(statement))
-        return
-    if type(statement) is not cst.SimpleStatementLine and type(statement) is not cst.SimpleStatementSuite:
-        return
-    for small in statement.body:
-        if isinstance(small, cst.Assign):
-            for target in small.targets:
-                name = dotted(target.target)
-                if name is not None:
-                    yield name, small.value
-                elif isinstance(target.target, (cst.Tuple, cst.List)):
-                    for element in target.target.elements:
-                        inner = dotted(element.value)
-                        if inner is not None:
-                            yield inner, None
-        elif isinstance(small, cst.AnnAssign) and small.value is not None:
-            name = dotted(small.target)
-            if name is not None:
-                yield name, small.value
-
-
-def _block_targets(statement: cst.CSTNode) -> List[str]:
-    """The names a ``for`` or ``with`` statement binds for its body (``for device in ...``, ``with ... as device``)."""
-    if isinstance(statement, cst.For):
-        targets = [statement.target]
-    elif isinstance(statement, cst.With):
-        targets = [item.asname.name for item in statement.items if item.asname is not None]
-    else:
-        return []
-    names = []
-    for target in targets:
-        elements = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else [target]
-        names.extend(name for name in map(dotted, elements) if name is not None)
-    return names
-
-
-def _assignments_below(node: cst.CSTNode) -> Iterator[Tuple[str, Optional[cst.BaseExpression]]]:
-    for inner in _walk(node):
-        yield from _assignment_pairs(inner)
-
-
 def _fails_without_cuda(call: cst.Call, facts: "ModuleFacts") -> bool:
     """``x.cuda()``, ``model.to("cuda")``, ``torch.cuda.synchronize()``: raises without CUDA, on a CPU-only build
     ("Torch not compiled with CUDA enabled") and on a CUDA build on a machine without a GPU alike."""
@@ -218,12 +175,6 @@ def _ends_in_exit(suite: cst.BaseSuite) -> bool:
     return last is not None and _is_exit(last)
 
 
-def _parameters(function: cst.FunctionDef) -> List[cst.Param]:
-    params = function.params
-    star = [params.star_arg] if isinstance(params.star_arg, cst.Param) else []
-    return [*params.posonly_params, *params.params, *star, *params.kwonly_params]
-
-
 def _suite_body(node: cst.CSTNode) -> Optional[Sequence[cst.CSTNode]]:
     return node.body if isinstance(node, (cst.Module, cst.IndentedBlock)) else None
 
@@ -236,7 +187,7 @@ def _statements_before(body: Sequence[cst.CSTNode], child: cst.CSTNode) -> List[
 
 
 class _ModuleScan(cst.CSTVisitor):
-    """One pass collecting the raw material: literals, calls, parameters, assignments, functions."""
+    """One pass collecting the raw material: literals, calls, parameters, functions, classes."""
 
     def __init__(self, facts: "ModuleFacts") -> None:
         super().__init__()
@@ -246,7 +197,6 @@ class _ModuleScan(cst.CSTVisitor):
         self.calls: List[cst.Call] = []
         self.parameters: List[cst.Param] = []
         self.requirement_candidates: List[cst.CSTNode] = []  # asserts and ifs
-        self.assignments: Dict[str, Values] = {}
         self.functions: Dict[str, List[cst.FunctionDef]] = {}
         self.classes: Dict[str, List[cst.ClassDef]] = {}
         self.references_mps = False
@@ -299,25 +249,6 @@ class _ModuleScan(cst.CSTVisitor):
     def visit_If(self, node: cst.If) -> None:
         self.requirement_candidates.append(node)
 
-    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        self._note_assignments(node)
-
-    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
-        self._note_assignments(node)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._note_assignments(node)
-
-    def visit_With(self, node: cst.With) -> None:
-        self._note_assignments(node)
-
-    def _note_assignments(self, node: cst.CSTNode) -> None:
-        """Names the statement binds; a class body's ``device: str = "cuda"`` is a field default, not a name."""
-        if isinstance(self.facts.parent(self.facts.parent(node)), cst.ClassDef):
-            return
-        for target, value in _assignment_pairs(node):
-            self.assignments.setdefault(target, []).append(value)
-
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.functions.setdefault(node.name.value, []).append(node)
 
@@ -354,6 +285,7 @@ class DevicesInUse:
     def __init__(self, facts: "ModuleFacts") -> None:
         self.facts = facts
         self._scan = facts.fact(_scan)
+        self._names = facts.fact(Names)
         self._device_options = [c for c in self._scan.calls if _is_device_option(c)]
         self.mentions_mps: bool = self._scan.references_mps or any(self._names_mps(s) for s in self._scan.strings)
         self.pinned_to_cuda: bool = self._pinned_to_cuda()
@@ -398,22 +330,32 @@ class DevicesInUse:
             for s in self._scan.strings
             if OTHER_ACCELERATOR_DEVICE.match(string_value(s) or "") and not self._compared_against(s)
         )
-        for target, values in self._scan.assignments.items():
+        for target, values in self._device_variables.items():
             if _names_device_variable(target):
                 found |= lattice.assigned_devices(target, values)
         for parameter in self._scan.parameters:
             if _names_selected_device(parameter.name.value):
                 found |= lattice.parameter_devices(parameter)
         for definitions in self._scan.classes.values():
-            for field in {t for d in definitions for t, _ in _field_defaults(d) if _names_device_variable(t)}:
+            for field in {t for d in definitions for t, _ in _field_defaults(self._names, d) if _names_device_variable(t)}:
                 found |= lattice.field_devices(field)
         for call in self._scan.calls:
             found |= self._chosen_by_call(call, lattice)
         for name, definitions in self._scan.functions.items():
             if "device" in name.lower():
-                returned = [v for d in definitions for v in self.facts.fact(Names).returns(d)]
+                returned = [v for d in definitions for v in self._names.returns(d)]
                 found |= lattice._union(returned, frozenset(definitions))
         return frozenset(found)
+
+    @functools.cached_property
+    def _device_variables(self) -> Dict[str, Values]:
+        """What each variable spelled like a device (``device``, ``self.device``, ``args.train_device``) is
+        assigned, in any scope of the module: the variables that may choose the device."""
+        found: Dict[str, Values] = {}
+        for binding in [*self._names.bindings_anywhere(), *self._names.attribute_stores()]:
+            if DEVICE_VARIABLE.match(binding.name.rsplit(".", 1)[-1]) and _is_assignment(binding):
+                found.setdefault(binding.name, []).append(self._names.bound_value(binding))
+        return found
 
     def _chosen_by_call(self, call: cst.Call, lattice: "DeviceLattice") -> Devices:
         """Devices a call chooses: a device option, ``torch.device(x)``, ``Trainer(device=x)``, ``Accelerator()``."""
@@ -491,8 +433,8 @@ class DevicesInUse:
         if any(self._unconditional(node) for node in [*self._scan.cuda_fstrings, *nccl]):
             return True
         lattice = self.facts.fact(DeviceLattice)
-        for target, values in self._scan.assignments.items():
-            if DEVICE_VARIABLE.match(target.rsplit(".", 1)[-1]) and any(self._is_cuda_device(v) for v in values):
+        for target, values in self._device_variables.items():
+            if any(self._is_cuda_device(v) for v in values):
                 if lattice.assigned_devices(target, values) == {Device.CUDA}:  # CUDA whatever the run
                     return True
         regions = self.facts.fact(CudaOnlyRegions)
@@ -545,7 +487,10 @@ class CudaOnlyRegions:
     def __init__(self, facts: "ModuleFacts") -> None:
         self.facts = facts
         self._scan = facts.fact(_scan)
-        self._assignments = self._scan.assignments
+
+    @functools.cached_property
+    def _names(self) -> Names:
+        return self.facts.fact(Names)
 
     def cuda_condition(self, test: cst.BaseExpression, _seen: FrozenSet[str] = frozenset()) -> Optional[bool]:
         """True if ``test`` holds only on CUDA, False if it fails only on CUDA, None if neither is known.
@@ -637,7 +582,7 @@ class CudaOnlyRegions:
         name = dotted(test)
         if name is None or name in seen:
             return None
-        values = self._assignments.get(name, ())
+        values = _assigned(self._names, name)
         results = {self.cuda_condition(v, seen | {name}) if v is not None else None for v in values}
         if len(results) == 1 and None not in results:
             return results.pop()
@@ -692,10 +637,12 @@ class CudaOnlyRegions:
         if not isinstance(statement, cst.SimpleStatementLine):
             return False
         lattice = self.facts.fact(DeviceLattice)
-        return any(
-            value is not None and _names_device_variable(target) and lattice.devices_of(value) == {Device.CUDA}
-            for target, value in _assignment_pairs(statement)
-        )
+        for small in statement.body:
+            if isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is not None:
+                targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+                if any(_names_device_variable(dotted(t) or "") for t in targets) and lattice.devices_of(small.value) == {Device.CUDA}:
+                    return True
+        return False
 
     def _skips_off_cuda(self, decorator: cst.BaseExpression) -> bool:
         """``@pytest.mark.skipif(not torch.cuda.is_available(), ...)``, ``@unittest.skipUnless(<on CUDA>, ...)``,
@@ -738,7 +685,7 @@ class CudaOnlyRegions:
         if name is None or name in seen:
             return False
         seen.add(name)
-        for value in self._assignments.get(name, ()):
+        for value in _assigned(self._names, name):
             if value is not None and (self._ties(value, seen) or (is_false_constant(value) and self._runs_only_off_cuda(value))):
                 return True
         return False
@@ -783,11 +730,11 @@ class CudaOnlyRegions:
 
 
 class DeviceScopes:
-    """The expression holding the device at a node, and what kind of value it is."""
+    """The expression holding the device at a node, and what kind of value it is (bindings from names.py)."""
 
     def __init__(self, facts: "ModuleFacts") -> None:
         self.facts = facts
-        self._scan = facts.fact(_scan)
+        self._names = facts.fact(Names)
 
     def device_in_scope(self, node: cst.CSTNode) -> Optional[DeviceInScope]:
         """The expression holding the device where ``node`` runs (``device``, ``self.device``, ``args.device``).
@@ -802,7 +749,11 @@ class DeviceScopes:
             found = self._local_device(function, anchor, shadowed) or self._attribute_device(function, anchor)
             if found is not None:
                 return found
-        return self._module_device(node, shadowed)
+        for name in SCOPE_DEVICE_NAMES:
+            found = self._bound_device(name, node) if name not in shadowed else None
+            if found is not None:
+                return found
+        return None
 
     def _enclosing_functions(self, node: cst.CSTNode) -> Iterator[Tuple[cst.FunctionDef, cst.CSTNode]]:
         """Functions whose body contains ``node`` (not their decorators or defaults), innermost first.
@@ -820,67 +771,51 @@ class DeviceScopes:
     def _local_device(
         self, function: cst.FunctionDef, anchor: cst.CSTNode, shadowed: Set[str]
     ) -> Optional[DeviceInScope]:
-        parameters = {p.name.value: p for p in _parameters(function)}
-        assigned = {target for target, _ in _assignments_below(function.body)}
         for name in SCOPE_DEVICE_NAMES:
-            if name in shadowed or (name not in parameters and name not in assigned):
+            if name in shadowed or not self._names.bindings(function, name):
                 continue
             shadowed.add(name)  # local here: an outer binding of the name is not visible
-            values, certain = self._values_at(name, anchor, function.body)
-            kinds = {self._value_kind(v) for v in values}
-            if not certain:
-                parameter = parameters.get(name)
-                if parameter is None or _may_be_none(parameter):
-                    continue
-                kinds.add(self._parameter_kind(parameter))
-            found = _device_named(name, _single(kinds))
+            found = self._bound_device(name, anchor)
             if found is not None:
                 return found
         return None
+
+    def _bound_device(self, name: str, anchor: cst.CSTNode) -> Optional[DeviceInScope]:
+        """``name`` as the device at ``anchor``, where a binding of it surely reaches ``anchor`` (names.py):
+        not where a path leaves it unbound, a parameter may be None, or it names an import or a definition."""
+        reaching, certain = self._names.reaching_at(name, anchor)
+        if not certain or any(b.kind in (IMPORT, DEF, CLASS) for b in reaching):
+            return None
+        kinds: Set[DeviceKind] = set()
+        for binding in reaching:
+            if binding.kind != PARAMETER:
+                kinds.add(self._value_kind(self._names.bound_value(binding)))
+            elif _may_be_none(binding.node):  # type: ignore[arg-type]
+                return None
+            else:
+                kinds.add(self._parameter_kind(binding.node))  # type: ignore[arg-type]
+        return _device_named(name, _single(kinds))
 
     def _parameter_kind(self, parameter: cst.Param) -> DeviceKind:
         annotation = parameter.annotation.annotation if parameter.annotation is not None else None
         typed = annotation is not None and self.facts.qualified_name(annotation) == "torch.device"
         return DeviceKind.TORCH_DEVICE if typed else DeviceKind.UNKNOWN
 
-    def _values_at(self, name: str, anchor: cst.CSTNode, scope: cst.CSTNode) -> Tuple[Values, bool]:
-        """The values assigned to ``name`` that may reach ``anchor``, and whether one surely does.
-
-        Walks back over the statements before ``anchor`` in each enclosing
-        block up to ``scope``: conditional assignments add possible values, the
-        first assignment made on every path ends the search, and so does a
-        ``for``/``with`` around ``anchor`` that binds the name (to a value unknown here).
-        """
-        values: Values = []
-        child = anchor
-        for ancestor in self.facts.ancestors(anchor):
-            if child is getattr(ancestor, "body", None) and name in _block_targets(ancestor):
-                return [*values, None], True
-            body = _suite_body(ancestor)
-            for statement in reversed(_statements_before(body, child) if body is not None else []):
-                found, certain = _bindings_in(statement, name)
-                values.extend(found)
-                if certain:
-                    return values, True
-            if ancestor is scope:
-                break
-            child = ancestor
-        return values, False
-
     def _attribute_device(self, function: cst.FunctionDef, anchor: cst.CSTNode) -> Optional[DeviceInScope]:
-        """``self.device`` that the enclosing class assigns, else ``<parameter>.device`` used in the function.
+        """``self.device`` that the enclosing class (or a same-module base) assigns, else ``<parameter>.device``
+        used in the function.
 
         In the method that assigns ``self.device`` (``__init__``), it must be
-        assigned before ``anchor``.
+        assigned before ``anchor`` on every path.
         """
-        parameters = [p.name.value for p in _parameters(function)]
-        owner = self.facts.parent(self.facts.parent(function))
-        if parameters[:1] == ["self"] and isinstance(owner, cst.ClassDef):
+        parameters = [p.name for p in self._names.parameters(function) if p.kind != VAR_KEYWORD]
+        owner = self._names.method_class(function)
+        if parameters[:1] == ["self"] and owner is not None:
             for attribute in SELF_DEVICE_ATTRIBUTES:
-                values = list(_inherited_attribute_values(owner, f"self.{attribute}", self._scan))
-                assigned_here = any(t == f"self.{attribute}" for t, _ in _assignments_below(function.body))
-                if values and (not assigned_here or self._values_at(f"self.{attribute}", anchor, function.body)[1]):
-                    found = _device_named(f"self.{attribute}", self._kind_of(values))
+                stores = [b for b in self._names.attribute_bindings(owner, attribute) if b.kind != DELETE]
+                assigned_here = any(self._names.scope_of(b.node) is function for b in stores)
+                if stores and (not assigned_here or self._names.attribute_reaching_at(function, attribute, anchor)[1]):
+                    found = _device_named(f"self.{attribute}", self._kind_of([self._names.bound_value(b) for b in stores]))
                     if found is not None:
                         return found
         for node in _walk(function.body):
@@ -889,26 +824,10 @@ class DeviceScopes:
                 return DeviceInScope(cst.parse_expression(name), DeviceKind.UNKNOWN)
         return None
 
-    def _module_device(self, node: cst.CSTNode, shadowed: Set[str]) -> Optional[DeviceInScope]:
-        """``device``/``DEVICE`` assigned at module level: anywhere for code in functions, before it otherwise."""
-        in_function = next(self._enclosing_functions(node), None) is not None
-        for name in SCOPE_DEVICE_NAMES:
-            if name in shadowed:
-                continue
-            if in_function:
-                values = [v for t, v in _assignments_below(self.facts.module) if t == name]
-            else:
-                values, certain = self._values_at(name, node, self.facts.module)
-                values = values if certain else []
-            found = _device_named(name, self._kind_of(values)) if values else None
-            if found is not None:
-                return found
-        return None
-
-    def _kind_of(self, values: Values, seen: FrozenSet[str] = frozenset()) -> DeviceKind:
+    def _kind_of(self, values: Values, seen: Seen = frozenset()) -> DeviceKind:
         return _single({self._value_kind(v, seen) for v in values})
 
-    def _value_kind(self, value: Optional[cst.BaseExpression], seen: FrozenSet[str] = frozenset()) -> DeviceKind:
+    def _value_kind(self, value: Optional[cst.BaseExpression], seen: Seen = frozenset()) -> DeviceKind:
         if isinstance(value, cst.IfExp):
             return self._kind_of([value.body, value.orelse], seen)
         if isinstance(value, cst.Attribute) and value.attr.value == "type":
@@ -917,8 +836,8 @@ class DeviceScopes:
             return DeviceKind.TORCH_DEVICE
         if isinstance(value, cst.Call) and self.facts.qualified_name(value.func) == "torch.device":
             return DeviceKind.TORCH_DEVICE
-        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value not in seen:
-            return self._returned_kind(value.func.value, seen | {value.func.value})
+        if isinstance(value, cst.Call):
+            return self._returned_kind(self._names.resolve_callable(value.func), seen)
         literal = string_value(value) if value is not None else None
         is_type = literal is not None and ":" not in literal
         if is_type and (CUDA_DEVICE.match(literal) or NON_CUDA_DEVICE.match(literal)):
@@ -929,13 +848,36 @@ class DeviceScopes:
         """``accelerator.device`` and ``next(model.parameters()).device`` are torch.devices; ``args.device`` may be a str."""
         return isinstance(owner, cst.Call) or self.facts.fact(DeviceLattice).is_launcher(owner)
 
-    def _returned_kind(self, function: str, seen: FrozenSet[str]) -> DeviceKind:
-        """What a same-module function such as ``pick_device()`` returns on every path."""
-        definitions = self._scan.functions.get(function, ())
-        returned = [n.value for d in definitions for n in _walk(d.body) if isinstance(n, cst.Return)]
-        if not definitions or any(v is None for v in returned):  # a bare `return`: None, not a device
+    def _returned_kind(self, helpers: Sequence[cst.CSTNode], seen: Seen) -> DeviceKind:
+        """What same-module functions such as ``pick_device()`` return on every path."""
+        if not helpers or any(type(h) is not cst.FunctionDef or h in seen for h in helpers):
             return DeviceKind.UNKNOWN
-        return self._kind_of(returned, seen)
+        returns = [r for h in helpers for r in self._names.return_statements(h)]  # type: ignore[arg-type]
+        if any(r.value is None for r in returns):  # a bare `return`: None, not a device
+            return DeviceKind.UNKNOWN
+        return self._kind_of([r.value for r in returns], seen | frozenset(helpers))
+
+
+# Bindings that assign a variable (a loop or ``with`` target: a value not known here); not parameters, imports,
+# definitions, ``del``, nor an annotation without a value.
+_ASSIGNMENT_KINDS = frozenset({ASSIGN, ANNOTATED, WALRUS, FOR, WITH})
+
+
+def _assigns(binding: Binding) -> bool:
+    return binding.kind in _ASSIGNMENT_KINDS and not (binding.kind == ANNOTATED and binding.value is None)
+
+
+def _is_assignment(binding: Binding) -> bool:
+    """An assignment of a variable, or of an attribute (``self.device``, ``args.device``); a class body's
+    ``device: str = "cuda"`` is a field default (:func:`_field_defaults`), not a variable."""
+    return _assigns(binding) and ("." in binding.name or type(binding.scope) is not cst.ClassDef)
+
+
+def _assigned(names: Names, spelled: str) -> Values:
+    """What is assigned to the variable spelled ``spelled`` (``use_cuda``, ``self.amp``, ``args.device``) in any
+    scope of the module, one value per assignment (None: not known here, such as a loop target's)."""
+    stores = names.attribute_stores(spelled) if "." in spelled else names.bindings_anywhere(spelled)
+    return [names.bound_value(b) for b in stores if _is_assignment(b)]
 
 
 def _names_device_variable(target: str) -> bool:
@@ -1012,66 +954,6 @@ def _device_named(name: str, kind: DeviceKind) -> Optional[DeviceInScope]:
     if name.rsplit(".", 1)[-1] in DEVICE_TYPE_NAMES and kind is not DeviceKind.TYPE_STRING:
         return None
     return DeviceInScope(cst.parse_expression(name), kind)
-
-
-def _class_attribute_values(owner: cst.ClassDef, attribute: str) -> Iterator[Optional[cst.BaseExpression]]:
-    """Values the class assigns to ``self.<name>`` in its methods or to ``<name>`` in its body.
-
-    A property of that name contributes an unknown value.
-    """
-    name = attribute.split(".", 1)[1]
-    for statement in owner.body.body:
-        if isinstance(statement, cst.FunctionDef):
-            if statement.name.value == name:
-                yield None
-            yield from (v for t, v in _assignments_below(statement.body) if t == attribute)
-        else:
-            yield from (v for t, v in _assignment_pairs(statement) if t == name)
-
-
-def _inherited_attribute_values(
-    owner: cst.ClassDef, attribute: str, scan: _ModuleScan, visited: Optional[Set[str]] = None
-) -> Iterator[Optional[cst.BaseExpression]]:
-    """What ``owner`` or one of its same-module base classes assigns to ``self.<name>``."""
-    visited = set() if visited is None else visited
-    visited.add(owner.name.value)
-    yield from _class_attribute_values(owner, attribute)
-    for base in owner.bases:
-        name = dotted(base.value) or ""
-        for definition in scan.classes.get(name, ()) if name not in visited else ():
-            yield from _inherited_attribute_values(definition, attribute, scan, visited)
-
-
-def _bindings_in(statement: cst.CSTNode, name: str) -> Tuple[Values, bool]:
-    """Values ``statement`` may assign to ``name``, and whether it assigns it on every path."""
-    if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-        values = [v for t, v in _assignment_pairs(statement) if t == name]
-        return values, bool(values)
-    if isinstance(statement, cst.If):
-        return _if_chain_bindings(statement, name)
-    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-        return [], False
-    return [v for t, v in _assignments_below(statement) if t == name], False
-
-
-def _if_chain_bindings(statement: cst.If, name: str) -> Tuple[Values, bool]:
-    """An ``if/elif/else`` chain assigns ``name`` for certain when every branch, ``else`` included, does."""
-    values: Values = []
-    certain = _has_else(statement)
-    branch: Optional[cst.CSTNode] = statement
-    while branch is not None:
-        statements = branch.body.body if isinstance(branch.body, cst.IndentedBlock) else [branch.body]
-        results = [_bindings_in(inner, name) for inner in statements]
-        values.extend(v for found, _ in results for v in found)
-        certain = certain and any(c for _, c in results)
-        branch = branch.orelse if isinstance(branch, cst.If) else None
-    return values, certain
-
-
-def _has_else(statement: cst.If) -> bool:
-    while isinstance(statement.orelse, cst.If):
-        statement = statement.orelse
-    return isinstance(statement.orelse, cst.Else)
 
 
 # -- the device lattice ----------------------------------------------------------------
@@ -1230,7 +1112,8 @@ class DeviceLattice:
         """
         if type(expression) is cst.Name or (type(expression) is cst.Attribute and dotted(expression.value) == "self"):  # type: ignore[attr-defined]
             return [self._names.bound_value(b) for b in self._names.reaching(expression)]
-        return list(self._scan.assignments.get(dotted(expression) or "", ()))
+        spelled = dotted(expression)
+        return _assigned(self._names, spelled) if spelled is not None else []
 
     def is_launcher(self, owner: cst.BaseExpression) -> bool:
         """``accelerator`` bound to ``Accelerator(...)``/``Fabric(...)``, or so named where it is passed in."""
@@ -1261,7 +1144,7 @@ class DeviceLattice:
         values: List[Optional[cst.BaseExpression]] = []
         for name, definitions in self._scan.classes.items():
             for definition in definitions:
-                defaults = [v for t, v in _field_defaults(definition) if t == attribute]
+                defaults = [v for t, v in _field_defaults(self._names, definition) if t == attribute]
                 if defaults:
                     values.extend(defaults)
                     values.extend(self._constructor_arguments(name, attribute))
@@ -1369,10 +1252,11 @@ def _option_destination(call: cst.Call) -> Optional[str]:
     return chosen.replace("-", "_") or None
 
 
-def _field_defaults(definition: cst.ClassDef) -> Iterator[Tuple[str, Optional[cst.BaseExpression]]]:
+def _field_defaults(names: Names, definition: cst.ClassDef) -> Iterator[Tuple[str, Optional[cst.BaseExpression]]]:
     """``device: str = "cuda"`` (or ``= field(default="cuda")``) in a class body."""
-    for statement in definition.body.body:
-        for target, value in _assignment_pairs(statement):
+    for binding in names.bindings(definition):
+        if _assigns(binding):
+            value = names.bound_value(binding)
             if isinstance(value, cst.Call) and dotted(value.func) in ("field", "dataclasses.field"):
                 value = next((a.value for a in value.args if a.keyword is not None and a.keyword.value == "default"), None)
-            yield target, value
+            yield binding.name, value

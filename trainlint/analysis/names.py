@@ -57,6 +57,23 @@ Mapping from the binding models this replaces. Ported:
   :meth:`Names.resolve_callable` + :meth:`Names.returns`;
   ``_ModuleScan.literal_values`` -> ``values.Values.literal_values`` (and the
   lattice for ``device.type``); ``string_value`` -> ``values.string_value``.
+* ``devices.DeviceScopes`` (``_values_at``/``_bindings_in``/
+  ``_if_chain_bindings``/``_block_targets``/``_assignments_below``, deleted):
+  the device expression in scope for a fix is a name that surely reaches the
+  node -> :meth:`Names.reaching_at`; ``_class_attribute_values`` ->
+  :meth:`Names.attribute_bindings`, and "set before the node in the method
+  that sets it" -> :meth:`Names.attribute_reaching_at`; ``_parameters`` ->
+  :meth:`Names.parameters`; ``_returned_kind``'s returns ->
+  :meth:`Names.resolve_callable` + :meth:`Names.return_statements` (a bare
+  ``return`` has no value).
+* ``devices._ModuleScan.assignments`` (deleted; every assignment of a dotted
+  name, module-wide), read by ``DevicesInUse`` and ``CudaOnlyRegions`` for
+  module-wide questions asked of a spelling ("is any variable called
+  ``device`` CUDA-only?", "is ``use_cuda`` a CUDA check wherever it is
+  set?"): names -> :meth:`Names.bindings_anywhere`; ``self.x`` and the
+  attributes of objects no scope owns (``args.device = ...``) ->
+  :meth:`Names.attribute_stores`; a class body's field defaults ->
+  :meth:`Names.bindings` of the class.
 * ``placement._Binder``/``NameBindings`` (deleted): placement and TL103/TL104
   read :meth:`Names.binding_of`, :meth:`Names.unpacked`, :meth:`Names.reaching`
   on ``self.x``, :meth:`Names.uses`, :meth:`Names.argument_for` and
@@ -67,20 +84,6 @@ Mapping from the binding models this replaces. Ported:
   :meth:`Names.resolve_callable`, :meth:`Names.method`,
   :meth:`Names.parameters`, :meth:`Names.returns` and
   :meth:`Names.instance_classes`.
-
-Still to port:
-* ``devices.DeviceScopes`` (``_values_at``/``_bindings_in``/``_block_targets``,
-  the device expression in scope for a fix): the values that may reach a node
-  and whether one surely does -> :meth:`Names.reaching_at`;
-  ``_class_attribute_values`` -> :meth:`Names.attribute_bindings`;
-  ``_parameters`` -> :meth:`Names.parameters`; ``_returned_kind``'s returns
-  -> :meth:`Names.return_statements` (a bare ``return`` has no value).
-  ``DevicesInUse`` and ``CudaOnlyRegions`` still read ``_ModuleScan.assignments``
-  (every assignment of a dotted name, module-wide) for their module-wide
-  questions ("is any device variable CUDA-only?") and for flags such as
-  ``use_cuda``; the name part belongs on :meth:`Names.bindings`, the
-  attributes of objects other than ``self`` (``args.device = ...``), which no
-  scope owns, may stay a module-wide table.
 """
 
 from __future__ import annotations
@@ -207,6 +210,8 @@ class Names:
         self._scope_of: Dict[cst.CSTNode, Scope] = {module: module}
         self._bindings: Dict[Scope, Dict[str, List[Binding]]] = {}
         self._attributes: Dict[cst.ClassDef, Dict[str, List[Binding]]] = {}
+        self._object_stores: List[Binding] = []  # ``args.device = ...``: attributes of objects no scope owns
+        self._stores_by_name: Optional[Dict[str, List[Binding]]] = None  # bindings_anywhere/attribute_stores, built on first use
         self._by_node: Dict[cst.CSTNode, Binding] = {}
         self._declared: Dict[Tuple[Scope, str], Binding] = {}
         self._foreign: Set[Binding] = set()  # bound from a nested function (global/nonlocal)
@@ -315,6 +320,7 @@ class Names:
         function = scope if type(scope) is cst.FunctionDef else None
         owner = self.method_class(function) if function is not None else None
         if owner is None or type(receiver) is not cst.Name or receiver.value != self._receiver_name(function):
+            self._object_stores.append(Binding("", kind, scope, target, statement, value, path))  # named on first query
             return
         binding = Binding(f"{receiver.value}.{target.attr.value}", kind, owner, target, statement, value, path)
         self._attributes.setdefault(owner, {}).setdefault(target.attr.value, []).append(binding)
@@ -515,6 +521,59 @@ class Names:
             found.extend(self._attributes.get(owner, {}).get(attribute, ()))
             found.extend(b for b in self._bindings.get(owner, {}).get(attribute, ()) if b.kind not in _UNVALUED)
         return sorted(found, key=self._position)
+
+    def bindings_anywhere(self, name: Optional[str] = None) -> List[Binding]:
+        """Bindings of ``name`` (or of every name) made in any scope of the module, in source order; ``del`` included.
+
+        For module-wide questions asked of a spelling rather than of one use
+        ("is any variable called ``device`` ever set to a CPU device?"); a use
+        asks :meth:`reaching`.
+        """
+        if name is None:
+            found = [b for table in self._bindings.values() for group in table.values() for b in group]
+        else:
+            found = [b for table in self._bindings.values() for b in table.get(name, ())]
+        return sorted(found, key=self._position)
+
+    def attribute_stores(self, name: Optional[str] = None) -> List[Binding]:
+        """Stores to the attribute spelled ``name`` (or to every attribute), module-wide, in source order.
+
+        ``self.x = ...`` in the methods of every class (named ``self.x``, as
+        in :meth:`attribute_bindings`), and stores to attributes of objects
+        that no scope owns (``args.device = ...``, ``cfg.train.device = ...``,
+        named by their dotted spelling; not ``f().x = ...`` or ``a[0].x = ...``).
+        A ``self.x`` store's scope is its class; another object's store has the
+        scope it is made in, and is no binding that :meth:`binding_at` or
+        :meth:`reaching` know: no scope owns that attribute.
+        """
+        if self._stores_by_name is None:
+            self._stores_by_name = {}
+            stores = [b for table in self._attributes.values() for group in table.values() for b in group]
+            for store in self._object_stores:
+                spelled = dotted(store.node)
+                if spelled is not None:
+                    stores.append(store._replace(name=spelled))
+            for store in sorted(stores, key=self._position):
+                self._stores_by_name.setdefault(store.name, []).append(store)
+        if name is not None:
+            return list(self._stores_by_name.get(name, ()))
+        return sorted((b for group in self._stores_by_name.values() for b in group), key=self._position)
+
+    def attribute_reaching_at(self, method: cst.FunctionDef, attribute: str, node: cst.CSTNode) -> Tuple[List[Binding], bool]:
+        """The stores ``method`` itself makes to ``self.<attribute>`` that may reach ``node`` (in its body), and
+        whether one surely does, flow-aware as :meth:`reaching_at`.
+
+        For "has ``__init__`` set ``self.device`` yet where this line runs?":
+        a read of ``self.x`` sees every store of the class (:meth:`reaching`),
+        since the other methods run in an order the module cannot show.
+        """
+        owner = self.method_class(method)
+        stores = self._attributes.get(owner, {}).get(attribute, ()) if owner is not None else ()
+        own = [b for b in stores if self._scope_of.get(b.node) is method]
+        if not own:
+            return [], False
+        found, certain = self._flow(node, method, own)
+        return sorted(dict.fromkeys(found), key=self._position), certain
 
     def bound_value(self, binding: Binding) -> Optional[cst.BaseExpression]:
         """The expression the bound name holds: the element of a tuple/list display at ``path``, else ``value`` when there is no path."""
