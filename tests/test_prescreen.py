@@ -202,3 +202,60 @@ def test_a_cuda_tensor_type_under_another_name_is_a_move() -> None:
     """tl15-yoshall+UrbanFM: `Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor`, then `Tensor(np.load(...))`."""
     code = "Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor\nT = Tensor\nX = T(np.load(p))"
     assert _holds(code, "moves_whole_value")
+
+
+TRAIN_ONE_EPOCH = """
+import torch
+
+def train_one_epoch(model, loader, optimizer):
+    for x, y in loader:
+        loss = model(x).sum()
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+
+def main(model, loader, optimizer, lr_scheduler):
+    for epoch in range(10):
+        train_one_epoch(model, loader, optimizer)
+        lr_scheduler.step()
+"""
+
+
+def test_a_scheduler_step_and_a_zero_grad_in_a_called_function_are_not_a_missing_zero_grad() -> None:
+    """TL405: the epoch loop reaches one optimizer (a scheduler is none) and a function it calls clears it."""
+    assert screened_codes(ast.parse(TRAIN_ONE_EPOCH), ["TL405"]) == []
+    uncleared = TRAIN_ONE_EPOCH.replace("        optimizer.zero_grad()\n", "")
+    assert screened_codes(ast.parse(uncleared), ["TL405"]) == ["TL405"]
+    # a method of that name clears nothing the rule can be sure of: only module-level functions count
+    as_method = uncleared.replace("def main(", "class T:\n    def train_one_epoch(self):\n        opt.zero_grad()\n\ndef main(")
+    assert screened_codes(ast.parse(as_method.replace("        train_one_epoch(model", "        t.train_one_epoch(model")), ["TL405"]) == ["TL405"]
+
+
+def test_an_optimizer_built_by_torch_optim_counts_whatever_its_name() -> None:
+    code = TRAIN_ONE_EPOCH.replace("lr_scheduler.step()", "adam.step()").replace(
+        "    for epoch", "    adam = torch.optim.Adam(model.parameters())\n    for epoch"
+    )
+    assert screened_codes(ast.parse(code), ["TL405"]) == ["TL405"]
+
+
+@pytest.mark.parametrize(
+    "kept, screened",
+    [
+        ("total += loss", True),
+        ("total += loss.item()", False),
+        ("total += float(loss) * x.size(0)", False),
+        ("total += 2 * loss.detach()", False),
+        ("total += x.shape[0]", True),  # a subscript: followed by the rule, kept here
+        ("losses.append(loss)", True),
+        ("losses.append(loss.item())", False),
+    ],
+)
+def test_an_accumulation_of_a_detached_value_is_not_a_kept_loss(kept: str, screened: bool) -> None:
+    """TL401 never reports a value that carries no graph (``GraphValues.kind`` is None for it)."""
+    code = f"def train(model, loader, opt, losses):\n    total = 0\n    for x in loader:\n        loss = model(x)\n        loss.backward()\n        {kept}\n"
+    assert screened_codes(ast.parse(code), ["TL401"]) == (["TL401"] if screened else [])
+
+
+def test_a_cast_the_module_rebinds_is_followed() -> None:
+    code = "float = lambda v: v\ndef train(model, loader, total):\n    for x in loader:\n        loss = model(x)\n        loss.backward()\n        total += float(loss)\n"
+    assert screened_codes(ast.parse(code), ["TL401"]) == ["TL401"]

@@ -49,6 +49,14 @@ _FILE_READERS = frozenset({"load", "loadtxt", "genfromtxt", "fromfile", "File"})
 )
 _TF_PIPELINES = frozenset({"from_tensor_slices", "from_tensors", "fit"})
 _SPLITTERS = frozenset({"split", "chunk", "tensor_split"})
+# Mirror trainlint/analysis/graph_values.py: what carries no autograd graph (TL401 never keeps such a value).
+_DETACHING_METHODS = frozenset({
+    "item", "tolist", "detach", "detach_", "numpy", "backward", "size", "dim", "numel", "nelement",
+    "argmax", "argmin", "eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite", "long", "int", "bool",
+    "nonzero", "any", "all", "count_nonzero", "__float__", "__int__", "__bool__", "data_ptr", "element_size",
+})
+_DETACHING_ATTRIBUTES = frozenset({"data", "grad", "shape", "dtype", "device", "requires_grad", "ndim", "is_cuda", "grad_fn"})
+_CASTS = frozenset({"float", "int", "bool", "round", "str", "len", "repr", "format"})
 # Functions whose moves TL103 takes as per batch already (see its `_per_batch`).
 _PER_ITEM_FUNCTIONS = frozenset({"__getitem__", "__iter__", "collate", "collate_fn"})
 
@@ -58,6 +66,24 @@ class _Place(NamedTuple):
 
     functions: Tuple[int, ...]
     loops: Tuple[ast.AST, ...]
+
+
+class _Step(NamedTuple):
+    """A ``.step(...)`` call as TL405 reads it (``trainlint.analysis.calls.stepped_optimizer``)."""
+
+    receiver: str  # the dotted receiver, or its dump when it is not a dotted name
+    optimizer: str  # what it updates: the receiver, or a scaler's argument
+    named_optimizer: bool  # the receiver's last name reads as an optimizer or a scaler
+
+
+def _step(call: ast.Call) -> _Step:
+    receiver = call.func.value  # type: ignore[attr-defined]
+    text = _dotted(receiver) or ast.dump(receiver)
+    match = OPTIMIZER_NAME.search(_last_name(receiver))
+    optimizer = text
+    if match and match.group(0).lower() == "scaler" and call.args and not isinstance(call.args[0], ast.Starred):
+        optimizer = _dotted(call.args[0]) or ast.dump(call.args[0])
+    return _Step(text, optimizer, match is not None)
 
 
 class Features:
@@ -100,7 +126,7 @@ class Features:
         self._loop_calls: Dict[ast.AST, Set[str]] = {}  # loop -> last names called in it (header and nested code too)
         self._loop_trains: Set[ast.AST] = set()  # loops with a training call of their own
         self._loop_backward: Set[ast.AST] = set()  # ... with a backward of their own
-        self._accumulations: List[_Place] = []
+        self._accumulations: List[Tuple[_Place, ast.AST]] = []  # a sum, store or append, and the value kept
         self._local_appends: List[_Place] = []  # `xs.append(v)` two loops deep in its function: maybe a local history
         self._history_attributes: Set[str] = set()  # `self.x = []` (or a dict of lists) in an `__init__`
         self._appended_attributes: Dict[str, List[_Place]] = {}
@@ -108,13 +134,21 @@ class Features:
         self._in_tests: Set[int] = set()  # functions named `test_*`
         self._loops_for_eval: List[Tuple[ast.AST, Tuple[int, ...], bool]] = []  # loops for TL404: node, functions, held out
         self._called: Set[str] = set()  # last names of every callee
-        self._loop_steps: Dict[ast.AST, Set[Tuple[str, str]]] = {}  # loop -> its `x.step(y)` calls, as (x, y)
-        self._function_steps: Dict[int, Set[Tuple[str, str]]] = {}  # function id -> the same
-        self._loop_zero_grads: Set[ast.AST] = set()  # loops with an `x.zero_grad()` of their own
+        self._loop_steps: Dict[ast.AST, Set[_Step]] = {}  # loop -> its `.step(...)` calls
+        self._function_steps: Dict[int, Set[_Step]] = {}  # function id -> the same
+        self._loop_zero_grads: Set[ast.AST] = set()  # loops with an `x.zero_grad()` in their body (nested code too)
+        self._own_zero_grads: Set[int] = set()  # functions with an `x.zero_grad()` of their own (not in a nested def)
+        self._loop_plain_calls: Dict[ast.AST, Set[str]] = {}  # loop -> names it calls as plain names, `f(...)`
+        self._top_level: Dict[str, List[int]] = {}  # module-level function name -> its ids
+        self._optimizers_built: Set[str] = set()  # `x = <...optim...>(...)`: the dotted targets
+        self._optim_names: Set[str] = set()  # names an import binds from or to something named `optim`
+        self._assigned_names: Set[str] = set()  # every name assigned or defined in the module (a cast may be shadowed)
         self._aliases: Dict[str, str] = {}  # `import x as y`, `from m import x as y`: y -> x
         # (node, enclosing functions, enclosing loops, loops around it in its own function, whether a move there
         # would already be per batch: in a loop or comprehension, or in `__getitem__`-like code, as TL103 reads it)
         stack: List[Tuple[ast.AST, Tuple[int, ...], Tuple[ast.AST, ...], int, bool]] = [(tree, (), (), 0, False)]
+        body = getattr(tree, "body", [])
+        top_level = {n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         while stack:
             node, functions, loops, local_loops, per_batch = stack.pop()
             kind = type(node)
@@ -129,11 +163,18 @@ class Features:
                     self.cuts_batches = True
             elif kind is ast.AugAssign:
                 if isinstance(node.op, (ast.Add, ast.Sub)) and not isinstance(node.value, ast.Constant):  # type: ignore[attr-defined]
-                    self._accumulated(_Place(functions, loops))
+                    self._accumulated(_Place(functions, loops), node.value)  # type: ignore[attr-defined]
             elif kind is ast.Assign or kind is ast.AnnAssign:
                 self._assigned(node, _Place(functions, loops))
             elif kind is ast.ImportFrom or kind is ast.Import:
                 self._aliases.update((alias.asname, alias.name.rsplit(".", 1)[-1]) for alias in node.names if alias.asname)  # type: ignore[attr-defined]
+                module = getattr(node, "module", None) or ""
+                self._assigned_names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)  # type: ignore[attr-defined]
+                self._optim_names.update(
+                    (alias.asname or alias.name).split(".")[0]
+                    for alias in node.names  # type: ignore[attr-defined]
+                    if "optim" in module or "optim" in alias.name
+                )
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 name = node.name  # type: ignore[attr-defined]
                 if STEP_HOOK_NAME.search(name):
@@ -142,6 +183,9 @@ class Features:
                 index = len(self._names)
                 self._names.append(name)
                 self._callees.append(set())
+                self._assigned_names.add(name)
+                if node in top_level:
+                    self._top_level.setdefault(name, []).append(index)
                 if name.startswith("test_"):
                     self._in_tests.add(index)
                 inner = (functions + (index,), loops, 0, name in _PER_ITEM_FUNCTIONS)
@@ -150,11 +194,16 @@ class Features:
             elif kind is ast.Lambda:
                 stack.extend((child, functions, loops, 0, False) for child in ast.iter_child_nodes(node))
                 continue
+            elif kind is ast.Name:
+                if type(node.ctx) is ast.Store:  # type: ignore[attr-defined]
+                    self._assigned_names.add(node.id)  # type: ignore[attr-defined]
             elif kind is ast.ClassDef:
+                self._assigned_names.add(node.name)  # type: ignore[attr-defined]
                 stack.extend((child, functions, loops, 0, per_batch) for child in ast.iter_child_nodes(node))
                 continue
             elif kind is ast.For or kind is ast.AsyncFor or kind is ast.While:
                 self._loop_calls[node] = set()
+                self._loop_plain_calls[node] = set()
                 held_out = kind is not ast.While and _names_held_out_data(node.iter)  # type: ignore[attr-defined]
                 self._loops_for_eval.append((node, functions, held_out))
                 inner = (functions, loops + (node,), local_loops + 1, True)
@@ -184,6 +233,8 @@ class Features:
                 self._callees[function].add(name)
             for loop in here.loops:
                 self._loop_calls[loop].add(name)
+                if isinstance(call.func, ast.Name):
+                    self._loop_plain_calls[loop].add(name)
         self._model_call(call)
         if name == "pin_memory" or any(keyword.arg == "pin_memory" for keyword in call.keywords):
             self.pins = True
@@ -204,15 +255,16 @@ class Features:
         elif method in ("append", "extend"):
             self.appends = True
             if method == "append" and len(call.args) == 1 and not isinstance(call.args[0], ast.Constant):
-                self._accumulated(here)
+                self._accumulated(here, call.args[0])
             if method == "append" and len(call.args) + len(call.keywords) == 1:
                 self._appended(func.value, here, local_loops)
         elif method in ("eval", "train") and _is_dotted(func.value) and _sets_eval_mode(call):
             self._mode_calls.append((call, here.functions, (call.lineno, call.col_offset)))
         elif method == "zero_grad":
             self._loop_zero_grads.update(here.loops)
+            self._own_zero_grads.update(here.functions[-1:])
         if method == "step":
-            key = (ast.dump(func.value), ast.dump(call.args[0]) if call.args else "")
+            key = _step(call)
             for function in here.functions:
                 self._function_steps.setdefault(function, set()).add(key)
             for loop in here.loops:
@@ -249,9 +301,9 @@ class Features:
             elif keyword.arg in _INDEX_KEYS:
                 self.takes_indices = True
 
-    def _accumulated(self, here: "_Place") -> None:
+    def _accumulated(self, here: "_Place", value: ast.AST) -> None:
         self.accumulates = True
-        self._accumulations.append(here)
+        self._accumulations.append((here, value))
 
     def _assigned(self, node: ast.AST, here: "_Place") -> None:
         value = node.value  # type: ignore[attr-defined]
@@ -259,9 +311,11 @@ class Features:
         if value is None:
             return
         if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub)):
-            self._accumulated(here)
+            self._accumulated(here, value)
         elif not isinstance(value, ast.Constant) and any(isinstance(t, ast.Subscript) for t in targets):
-            self._accumulated(here)
+            self._accumulated(here, value)
+        if isinstance(value, ast.Call) and self._may_build_optimizer(value.func):
+            self._optimizers_built.update(filter(None, map(_dotted, targets)))
         if here.functions and self._names[here.functions[-1]] == "__init__" and _history_shaped(value):
             self._history_attributes.update(t.attr for t in targets if _is_self_attribute(t))
 
@@ -273,6 +327,31 @@ class Features:
             self._appended_attributes.setdefault(receiver.attr, []).append(here)  # type: ignore[attr-defined]
         elif isinstance(receiver, ast.Name) and local_loops >= 2:
             self._local_appends.append(here)
+
+    def _may_build_optimizer(self, func: ast.AST) -> bool:
+        """A callee whose qualified name may start with ``torch.optim.``: its dotted text names ``optim``, or its
+        first name was imported from or as something named so (``from torch.optim import AdamW as A``)."""
+        text = _dotted(func) or ""
+        return "optim" in text or text.split(".")[0] in self._optim_names
+
+    def _detached(self, value: ast.AST) -> bool:
+        """Mirror ``GraphValues.kind`` where it is sure to answer None: a value that carries no autograd graph, so
+        TL401 never reports keeping it (``loss.item()``, ``float(loss)``, ``x.size(0)``, ``2 * n.item()``)."""
+        if isinstance(value, ast.Constant):
+            return True
+        if isinstance(value, ast.BinOp):
+            return self._detached(value.left) and self._detached(value.right)
+        if isinstance(value, ast.UnaryOp):
+            return self._detached(value.operand)
+        if isinstance(value, ast.Attribute):
+            return value.attr in _DETACHING_ATTRIBUTES
+        if not isinstance(value, ast.Call):
+            return False
+        func = value.func
+        if isinstance(func, ast.Attribute):
+            return func.attr in _DETACHING_METHODS
+        # a builtin cast, unless the module binds that name itself (then the rule follows the function)
+        return isinstance(func, ast.Name) and func.id in _CASTS and func.id not in self._assigned_names
 
     # ----- what the walk implies ----------------------------------------------------------
 
@@ -290,7 +369,7 @@ class Features:
         def in_step(place: _Place) -> bool:
             return any(loop in training_loops for loop in place.loops) or any(self._names[f] in per_step for f in place.functions[-1:])
 
-        self.accumulates_per_step = any(map(in_step, self._accumulations))
+        self.accumulates_per_step = any(in_step(place) and not self._detached(value) for place, value in self._accumulations)
         histories = [p for name in self._history_attributes for p in self._appended_attributes.get(name, ())]
         # a local history grows in a training loop itself (TL402's `_local_growth`), not merely in per-step code
         in_training_loop = (p for p in self._local_appends if any(loop in training_loops for loop in p.loops))
@@ -311,7 +390,16 @@ class Features:
         for function, name in enumerate(self._names):
             if name in reached:
                 steps |= self._function_steps.get(function, set())
-        return bool(steps) and not (len(steps) == 1 and loop in self._loop_zero_grads)
+        optimizers = {step.optimizer for step in steps if step.named_optimizer or step.receiver in self._optimizers_built}
+        return bool(optimizers) and not (len(optimizers) == 1 and self._clears_in_every_iteration(loop))
+
+    def _clears_in_every_iteration(self, loop: ast.AST) -> bool:
+        """A ``zero_grad()`` that TL405 surely sees run in ``loop``: in its body, or in the own body of a module-level
+        function it calls by plain name (the rule follows at least those calls; a wider guess here would hide a finding)."""
+        if loop in self._loop_zero_grads:
+            return True
+        called = self._loop_plain_calls[loop]
+        return any(f in self._own_zero_grads for name in called for f in self._top_level.get(name, ()))
 
     def _may_evaluate(self, loop: ast.AST, functions: Tuple[int, ...], held_out: bool) -> bool:
         """Mirror TL404: a loop outside a ``test_*`` function over held-out data, or after or around a ``.eval()``
@@ -373,6 +461,18 @@ def _splits_a_name(call: ast.Call) -> bool:
     return (isinstance(call.func, ast.Attribute) and isinstance(call.func.value, named)) or (
         bool(call.args) and isinstance(call.args[0], named)
     )
+
+
+def _dotted(node: ast.AST) -> str:
+    """``a.b.c`` for a chain of attributes on a name, else an empty string."""
+    parts: List[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return ""
+    parts.append(node.id)
+    return ".".join(reversed(parts))
 
 
 def _is_dotted(node: ast.AST) -> bool:
