@@ -259,3 +259,35 @@ def test_an_accumulation_of_a_detached_value_is_not_a_kept_loss(kept: str, scree
 def test_a_cast_the_module_rebinds_is_followed() -> None:
     code = "float = lambda v: v\ndef train(model, loader, total):\n    for x in loader:\n        loss = model(x)\n        loss.backward()\n        total += float(loss)\n"
     assert screened_codes(ast.parse(code), ["TL401"]) == ["TL401"]
+
+
+@pytest.mark.parametrize(
+    "binding, screened",
+    [
+        ("n = x.size(0)", False),  # every binding of the name detached: followed
+        ("n = x.size(0)\n        n = loss", True),  # one binding carries a graph
+        ("n, m = x.size(0), 1", True),  # not a plain binding: not followed
+        ("n = loss.item()\n        n.backward()", True),  # a backward reads it: the graph analysis marks it
+    ],
+)
+def test_a_name_is_followed_only_when_every_binding_is_detached(binding: str, screened: bool) -> None:
+    code = f"def train(model, loader, total):\n    for x in loader:\n        loss = model(x)\n        loss.backward()\n        {binding}\n        total += n\n"
+    assert screened_codes(ast.parse(code), ["TL401"]) == (["TL401"] if screened else [])
+
+
+@pytest.mark.parametrize(
+    "around, screened",
+    [
+        ("", True),
+        ("    with torch.no_grad():\n", False),
+        ("    with smart_inference_mode():\n", False),
+    ],
+)
+def test_an_evaluation_loop_under_no_grad_in_its_function_is_not_an_evaluation_with_grad(around: str, screened: bool) -> None:
+    """TL404's GradMode takes a `with` named like no_grad/inference_mode in the loop's own function for grad off."""
+    indent = "    " if around else ""
+    loop = f"{indent}    for x in loader:\n{indent}        outputs.append(model(x))\n"
+    code = f"import torch\ndef evaluate(model, loader, outputs):\n    model.eval()\n{around}{loop}"
+    assert screened_codes(ast.parse(code), ["TL404"]) == (["TL404"] if screened else [])
+    decorated = f"import torch\n@torch.inference_mode()\ndef evaluate(model, loader, outputs):\n    model.eval()\n{loop.replace(indent, '', 2) if indent else loop}"
+    assert screened_codes(ast.parse(decorated), ["TL404"]) == []

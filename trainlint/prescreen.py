@@ -57,6 +57,13 @@ _DETACHING_METHODS = frozenset({
 })
 _DETACHING_ATTRIBUTES = frozenset({"data", "grad", "shape", "dtype", "device", "requires_grad", "ndim", "is_cuda", "grad_fn"})
 _CASTS = frozenset({"float", "int", "bool", "round", "str", "len", "repr", "format"})
+# Mirror trainlint/analysis/grad_mode.py: where TL404's GradMode takes grad for off, by name alone (a `with` item or
+# decorator named like `no_grad`/`inference_mode`, and the hooks Lightning runs under no_grad).
+NO_GRAD_WRAPPER = re.compile(r"(^|_)(no_grad|inference_mode)$")
+GRAD_FREE_HOOK = re.compile(
+    r"^(validation|val|valid|test|predict|eval|evaluation|inference)_step$"
+    r"|^on_(validation|test|predict)_\w+$|^(validation|test)_epoch_end$"
+)
 # Functions whose moves TL103 takes as per batch already (see its `_per_batch`).
 _PER_ITEM_FUNCTIONS = frozenset({"__getitem__", "__iter__", "collate", "collate_fn"})
 
@@ -118,7 +125,12 @@ class Features:
 
     # ----- the walk ---------------------------------------------------------------------
 
+    def _bind(self, *names: str) -> None:
+        for name in names:
+            self._bindings[name] = self._bindings.get(name, 0) + 1
+
     def _walk(self, tree: ast.AST) -> None:
+        self._following: Set[str] = set()  # names `_detached_name` is following (a cycle is not detached)
         self._names: List[str] = []  # function id -> its name
         self._callees: List[Set[str]] = []  # function id -> last names it calls (nested functions' calls included)
         self._training_functions: Set[str] = set()  # names of functions with a training call of their own
@@ -132,6 +144,8 @@ class Features:
         self._appended_attributes: Dict[str, List[_Place]] = {}
         self._mode_calls: List[Tuple[ast.AST, Tuple[int, ...], Tuple[int, int]]] = []  # `m.eval()`: call, enclosing functions, position
         self._in_tests: Set[int] = set()  # functions named `test_*`
+        self._grad_free: Set[int] = set()  # functions decorated like `@torch.no_grad()`, or hooks Lightning runs so
+        self._no_grad_blocks: List[Tuple[Tuple[int, ...], Tuple[int, int], Tuple[int, int]]] = []  # functions, start, end
         self._loops_for_eval: List[Tuple[ast.AST, Tuple[int, ...], bool]] = []  # loops for TL404: node, functions, held out
         self._called: Set[str] = set()  # last names of every callee
         self._loop_steps: Dict[ast.AST, Set[_Step]] = {}  # loop -> its `.step(...)` calls
@@ -142,7 +156,10 @@ class Features:
         self._top_level: Dict[str, List[int]] = {}  # module-level function name -> its ids
         self._optimizers_built: Set[str] = set()  # `x = <...optim...>(...)`: the dotted targets
         self._optim_names: Set[str] = set()  # names an import binds from or to something named `optim`
-        self._assigned_names: Set[str] = set()  # every name assigned or defined in the module (a cast may be shadowed)
+        # every name bound in the module, how often (a cast may be shadowed; a name is followed only if all agree)
+        self._bindings: Dict[str, int] = {}
+        self._plain_values: Dict[str, List[ast.AST]] = {}  # `name = value` (one name per target): the values
+        self._backpropagated: Set[str] = set()  # names read by a backward call: the graph analysis marks them
         self._aliases: Dict[str, str] = {}  # `import x as y`, `from m import x as y`: y -> x
         # (node, enclosing functions, enclosing loops, loops around it in its own function, whether a move there
         # would already be per batch: in a loop or comprehension, or in `__getitem__`-like code, as TL103 reads it)
@@ -169,7 +186,7 @@ class Features:
             elif kind is ast.ImportFrom or kind is ast.Import:
                 self._aliases.update((alias.asname, alias.name.rsplit(".", 1)[-1]) for alias in node.names if alias.asname)  # type: ignore[attr-defined]
                 module = getattr(node, "module", None) or ""
-                self._assigned_names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)  # type: ignore[attr-defined]
+                self._bind(*((alias.asname or alias.name).split(".")[0] for alias in node.names))  # type: ignore[attr-defined]
                 self._optim_names.update(
                     (alias.asname or alias.name).split(".")[0]
                     for alias in node.names  # type: ignore[attr-defined]
@@ -183,11 +200,13 @@ class Features:
                 index = len(self._names)
                 self._names.append(name)
                 self._callees.append(set())
-                self._assigned_names.add(name)
+                self._bind(name)
                 if node in top_level:
                     self._top_level.setdefault(name, []).append(index)
                 if name.startswith("test_"):
                     self._in_tests.add(index)
+                if GRAD_FREE_HOOK.match(name) or any(_names_no_grad(d) for d in node.decorator_list):  # type: ignore[attr-defined]
+                    self._grad_free.add(index)
                 inner = (functions + (index,), loops, 0, name in _PER_ITEM_FUNCTIONS)
                 stack.extend((child, *inner) for child in ast.iter_child_nodes(node))
                 continue
@@ -195,10 +214,14 @@ class Features:
                 stack.extend((child, functions, loops, 0, False) for child in ast.iter_child_nodes(node))
                 continue
             elif kind is ast.Name:
-                if type(node.ctx) is ast.Store:  # type: ignore[attr-defined]
-                    self._assigned_names.add(node.id)  # type: ignore[attr-defined]
+                if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
+                    self._bind(node.id)  # type: ignore[attr-defined]
+            elif kind is ast.arg:
+                self._bind(node.arg)  # type: ignore[attr-defined]
+            elif kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
+                self._bind(node.name)  # type: ignore[attr-defined]
             elif kind is ast.ClassDef:
-                self._assigned_names.add(node.name)  # type: ignore[attr-defined]
+                self._bind(node.name)  # type: ignore[attr-defined]
                 stack.extend((child, functions, loops, 0, per_batch) for child in ast.iter_child_nodes(node))
                 continue
             elif kind is ast.For or kind is ast.AsyncFor or kind is ast.While:
@@ -221,6 +244,9 @@ class Features:
                 self.pins = self.pins or node.value == "pin_memory"  # type: ignore[attr-defined]
             elif kind is ast.IfExp or kind is ast.If:
                 self.chooses_by_condition = True
+            elif (kind is ast.With or kind is ast.AsyncWith) and any(_names_no_grad(i.context_expr) for i in node.items):  # type: ignore[attr-defined]
+                start = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+                self._no_grad_blocks.append((functions, start, (node.end_lineno, node.end_col_offset)))  # type: ignore[attr-defined]
             elif kind is ast.Try or kind.__name__ == "TryStar":
                 self.handles_errors = self.handles_errors or bool(node.handlers)  # type: ignore[attr-defined]
             stack.extend((child, functions, loops, local_loops, per_batch) for child in ast.iter_child_nodes(node))
@@ -250,6 +276,7 @@ class Features:
         training = backward = False
         if method in BACKWARD_METHODS:
             training = backward = True
+            self._backpropagated.update(n.id for n in ast.walk(call) if isinstance(n, ast.Name))
         elif method == "step" and OPTIMIZER_NAME.search(_last_name(func.value)):
             training = True
         elif method in ("append", "extend"):
@@ -310,6 +337,9 @@ class Features:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]  # type: ignore[attr-defined]
         if value is None:
             return
+        for target in targets:
+            if isinstance(target, ast.Name):
+                self._plain_values.setdefault(target.id, []).append(value)
         if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub)):
             self._accumulated(here, value)
         elif not isinstance(value, ast.Constant) and any(isinstance(t, ast.Subscript) for t in targets):
@@ -339,6 +369,8 @@ class Features:
         TL401 never reports keeping it (``loss.item()``, ``float(loss)``, ``x.size(0)``, ``2 * n.item()``)."""
         if isinstance(value, ast.Constant):
             return True
+        if isinstance(value, ast.Name):
+            return self._detached_name(value.id)
         if isinstance(value, ast.BinOp):
             return self._detached(value.left) and self._detached(value.right)
         if isinstance(value, ast.UnaryOp):
@@ -351,7 +383,19 @@ class Features:
         if isinstance(func, ast.Attribute):
             return func.attr in _DETACHING_METHODS
         # a builtin cast, unless the module binds that name itself (then the rule follows the function)
-        return isinstance(func, ast.Name) and func.id in _CASTS and func.id not in self._assigned_names
+        return isinstance(func, ast.Name) and func.id in _CASTS and func.id not in self._bindings
+
+    def _detached_name(self, name: str) -> bool:
+        """Every binding of ``name`` in the module is ``name = <detached>``, and no backward reads it: whichever
+        binding reaches a use, the graph analysis finds no graph there (``global_batch_size = x.size(0)``)."""
+        values = self._plain_values.get(name, [])
+        if not values or len(values) != self._bindings.get(name) or name in self._backpropagated or name in self._following:
+            return False
+        self._following.add(name)
+        try:
+            return all(map(self._detached, values))
+        finally:
+            self._following.discard(name)
 
     # ----- what the walk implies ----------------------------------------------------------
 
@@ -404,11 +448,13 @@ class Features:
     def _may_evaluate(self, loop: ast.AST, functions: Tuple[int, ...], held_out: bool) -> bool:
         """Mirror TL404: a loop outside a ``test_*`` function over held-out data, or after or around a ``.eval()``
         in its own function."""
-        if any(f in self._in_tests for f in functions):
+        if any(f in self._in_tests for f in functions) or functions[-1:] and functions[-1] in self._grad_free:
             return False
+        start = (loop.lineno, loop.col_offset)  # type: ignore[attr-defined]
+        if any(around == functions and begin <= start <= end for around, begin, end in self._no_grad_blocks):
+            return False  # under `with torch.no_grad():` in its own function: TL404's GradMode says grad is off
         if held_out:
             return True
-        start = (loop.lineno, loop.col_offset)  # type: ignore[attr-defined]
         end = (loop.end_lineno, loop.end_col_offset)  # type: ignore[attr-defined]
         return any(
             (position <= start and around[-1:] == functions[-1:]) or start <= position <= end
@@ -473,6 +519,13 @@ def _dotted(node: ast.AST) -> str:
         return ""
     parts.append(node.id)
     return ".".join(reversed(parts))
+
+
+def _names_no_grad(expression: ast.AST) -> bool:
+    """Mirror ``grad_mode._wraps_no_grad``: ``torch.no_grad()``, ``smart_inference_mode()``, named so."""
+    target = expression.func if isinstance(expression, ast.Call) else expression
+    name = _dotted(target)
+    return bool(name) and NO_GRAD_WRAPPER.search(name.rsplit(".", 1)[-1]) is not None
 
 
 def _is_dotted(node: ast.AST) -> bool:
