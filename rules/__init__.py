@@ -126,8 +126,10 @@ RULES: Tuple[RuleEntry, ...] = (
         "batches.tl302_float_index_tensors",
         "FloatIndexTensors",
         ((_FLOAT_TENSOR, _INDEX_USE),),
-        # the same two, as code: a float tensor made, and a call or key that takes indices
-        lambda module: module.creates_float and module.takes_indices,
+        # the same two, as code: a float tensor made, and a call or key that takes indices whose value the rule
+        # may follow to a float tensor (through names, subscripts, dtype-keeping calls; not an attribute such as
+        # `text_inputs.input_ids`, nor a call that makes none); a list indexed where an index use is
+        lambda module: module.creates_float and module.may_index_with_float,
     ),
     RuleEntry(
         "TL401",

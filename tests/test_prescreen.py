@@ -291,3 +291,28 @@ def test_an_evaluation_loop_under_no_grad_in_its_function_is_not_an_evaluation_w
     assert screened_codes(ast.parse(code), ["TL404"]) == (["TL404"] if screened else [])
     decorated = f"import torch\n@torch.inference_mode()\ndef evaluate(model, loader, outputs):\n    model.eval()\n{loop.replace(indent, '', 2) if indent else loop}"
     assert screened_codes(ast.parse(decorated), ["TL404"]) == []
+
+
+@pytest.mark.parametrize(
+    "use, screened",
+    [
+        ("text_encoder(input_ids=ids)", True),  # a name bound to a float tensor: followed by the rule
+        ("text_encoder(input_ids=inputs.input_ids)", False),  # an attribute: the rule's chain ends there
+        ("text_encoder(input_ids=ids.long())", False),  # an integer cast ends it too
+        ("text_encoder(input_ids=ids.to(device))", True),  # a dtype-keeping call: followed to `ids`
+        ("loss = criterion(out, ids)", True),  # a CrossEntropyLoss bound here, called with a float name
+        ("loss = criterion(out, batch.y)", False),
+        ("emb = lookup(ids)", False),  # no embedding, loss or key takes it
+    ],
+)
+def test_a_float_tensor_counts_only_where_an_index_use_may_receive_it(use: str, screened: bool) -> None:
+    """TL302: a float tensor made and an index use whose value the rule may follow back to it."""
+    code = f"import torch\ncriterion = torch.nn.CrossEntropyLoss()\ndef run(text_encoder, inputs, out, batch, device):\n    ids = torch.tensor(inputs.x).float()\n    {use}\n"
+    assert screened_codes(ast.parse(code), ["TL302"]) == (["TL302"] if screened else [])
+
+
+def test_an_embedding_called_in_forward_keeps_tl302() -> None:
+    """The model's callers may pass the float tensor: the screen does not follow them."""
+    code = "import torch\nclass M(torch.nn.Module):\n    def __init__(self):\n        self.emb = torch.nn.Embedding(10, 4)\n    def forward(self, x):\n        return self.emb(x)\nm = M()\ny = m(torch.zeros(3).float())\n"
+    assert screened_codes(ast.parse(code), ["TL302"]) == ["TL302"]
+    assert screened_codes(ast.parse(code.replace("def forward", "def other")), ["TL302"]) == ["TL302"]  # `self.emb(x)`: x a parameter

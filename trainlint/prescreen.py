@@ -38,6 +38,18 @@ _FLOAT_MAKERS = frozenset(
 _FLOAT_WORD = re.compile(r"float|double|half|single")
 _INDEX_SINKS = frozenset({"Embedding", "EmbeddingBag", "embedding", "embedding_bag", "cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss"})
 _INDEX_KEYS = frozenset({"input_ids", "labels"})
+# Modules that take indices when called (`self.emb(x)`, `criterion(out, y)`): which positional argument.
+_INDEX_MODULES = {"Embedding": 0, "EmbeddingBag": 0, "CrossEntropyLoss": 1, "NLLLoss": 1}
+# Where TL302's `_float_source` follows a value: what makes a float tensor (a tensor type, a factory, `from_numpy`:
+# by last name, wider than the rule's qualified names), the casts, the integer casts that end the chain, the calls
+# that keep a dtype (the chain goes on to their receiver), and what makes a Python list (`_is_python_sequence`).
+_FLOAT_SOURCES = frozenset({"tensor", "as_tensor", "asarray", "from_numpy"})
+_INTEGER_METHODS = frozenset({"long", "int", "short", "byte", "bool", "char", "round", "argmax", "argmin", "argsort"})
+_DTYPE_KEEPING = frozenset(
+    {"cuda", "cpu", "view", "reshape", "unsqueeze", "squeeze", "contiguous", "clone", "detach", "pin_memory",
+     "flatten", "permute", "transpose", "t", "expand", "repeat", "requires_grad_", "share_memory_"}
+)
+_SEQUENCE_MAKERS = frozenset({"list", "sorted", "split", "readlines", "splitlines", "keys", "values"})
 # Mirror rules/batches/batch_keys.py's MODEL_NAME: what TL301 takes for a model when no class of the module says so.
 _MODEL_LIKE = re.compile(r"model|net", re.IGNORECASE)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -112,6 +124,11 @@ class Features:
         self.handles_errors = False  # a `try` with an `except`
         self.creates_float = False  # `.float()`, `FloatTensor(...)`, `from_numpy`, a float `dtype=`, `.to(torch.float16)`
         self.takes_indices = False  # an embedding, an index loss, `input_ids`/`labels` as a keyword or a key
+        self._index_modules: Dict[str, int] = {}  # `self.emb = nn.Embedding(...)`: the target, its index argument
+        self._calls: List[Tuple[str, ast.Call, Tuple[int, ...]]] = []  # calls of dotted names, with their functions
+        self._index_values: List[ast.AST] = []  # what TL302's index uses receive: `input_ids=v`, `{"labels": v}`, ...
+        self._list_subscripts: List[Tuple[str, ast.AST]] = []  # `xs[i]`: the name and the index
+        self._sequence_names: Set[str] = set()  # names some binding makes a Python list (`xs = []`, `list(...)`)
         self.calls_with_kwargs = False  # `f(**batch)`, `self.f.forward(**b)`: a `**` into a dotted name
         self.calls_model_with_kwargs = False  # ... into one named like a model (`model`, `self.net`)
         self.defines_forward = False  # a `def forward(`: a model class of this module, whatever its instances are called
@@ -171,11 +188,16 @@ class Features:
             kind = type(node)
             if kind is ast.Call:
                 self._call(node, _Place(functions, loops), local_loops, per_batch)  # type: ignore[arg-type]
-                self._float_or_index_call(node)  # type: ignore[arg-type]
+                self._float_or_index_call(node, _Place(functions, loops))  # type: ignore[arg-type]
             elif kind is ast.Dict:
-                self.takes_indices = self.takes_indices or any(_is_index_key(key) for key in node.keys)  # type: ignore[attr-defined]
+                for key, value in zip(node.keys, node.values):  # type: ignore[attr-defined]
+                    if _is_index_key(key):
+                        self.takes_indices = True
+                        self._index_values.append(value)
             elif kind is ast.Subscript:
                 self.takes_indices = self.takes_indices or _is_index_key(node.slice)  # type: ignore[attr-defined]
+                if isinstance(node.value, ast.Name) and not isinstance(node.slice, (ast.Slice, ast.Tuple)):  # type: ignore[attr-defined]
+                    self._list_subscripts.append((node.value.id, node.slice))  # type: ignore[attr-defined]
                 if loops and isinstance(node.value, (ast.Name, ast.Attribute)):  # type: ignore[attr-defined]
                     self.cuts_batches = True
             elif kind is ast.AugAssign:
@@ -314,19 +336,27 @@ class Features:
             self.calls_with_kwargs = True
             self.calls_model_with_kwargs = self.calls_model_with_kwargs or bool(_MODEL_LIKE.search(_last_name(func)))
 
-    def _float_or_index_call(self, call: ast.Call) -> None:
+    def _float_or_index_call(self, call: ast.Call, here: "_Place") -> None:
         name = _last_name(call.func)
         if (name in _FLOAT_CASTS and not call.args) or name in _FLOAT_MAKERS:
             self.creates_float = True
         elif name in ("to", "type", "astype") and any(_FLOAT_WORD.search(ast.dump(a)) for a in call.args):
             self.creates_float = True
+        if isinstance(call.func, (ast.Name, ast.Attribute)) and call.args:
+            self._calls.append((_dotted(call.func), call, here.functions))
         if name in _INDEX_SINKS:
             self.takes_indices = True
+            argument = 1 if name in ("cross_entropy", "nll_loss") else 0  # the loss's target, the embedding's input
+            keyword = "target" if argument else "input"
+            self._index_values.extend(k.value for k in call.keywords if k.arg == keyword)
+            starred = any(isinstance(a, ast.Starred) for a in call.args)  # the rule counts positions without them
+            self._index_values.extend(call.args if starred else call.args[argument : argument + 1])
         for keyword in call.keywords:
             if keyword.arg == "dtype" and _FLOAT_WORD.search(ast.dump(keyword.value)):
                 self.creates_float = True
             elif keyword.arg in _INDEX_KEYS:
                 self.takes_indices = True
+                self._index_values.append(keyword.value)
 
     def _accumulated(self, here: "_Place", value: ast.AST) -> None:
         self.accumulates = True
@@ -340,10 +370,19 @@ class Features:
         for target in targets:
             if isinstance(target, ast.Name):
                 self._plain_values.setdefault(target.id, []).append(value)
+                if isinstance(value, (ast.List, ast.ListComp)) or (
+                    isinstance(value, ast.Call) and _last_name(value.func) in _SEQUENCE_MAKERS
+                ):
+                    self._sequence_names.add(target.id)
         if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub)):
             self._accumulated(here, value)
         elif not isinstance(value, ast.Constant) and any(isinstance(t, ast.Subscript) for t in targets):
             self._accumulated(here, value)
+        if isinstance(value, ast.Call):
+            made = value.func.id if isinstance(value.func, ast.Name) else _last_name(value.func)
+            made = self._aliases.get(made, made)
+            if made in _INDEX_MODULES:
+                self._index_modules.update((_dotted(t), _INDEX_MODULES[made]) for t in targets if _dotted(t))
         if isinstance(value, ast.Call) and self._may_build_optimizer(value.func):
             self._optimizers_built.update(filter(None, map(_dotted, targets)))
         if here.functions and self._names[here.functions[-1]] == "__init__" and _history_shaped(value):
@@ -385,17 +424,62 @@ class Features:
         # a builtin cast, unless the module binds that name itself (then the rule follows the function)
         return isinstance(func, ast.Name) and func.id in _CASTS and func.id not in self._bindings
 
-    def _detached_name(self, name: str) -> bool:
-        """Every binding of ``name`` in the module is ``name = <detached>``, and no backward reads it: whichever
-        binding reaches a use, the graph analysis finds no graph there (``global_batch_size = x.size(0)``)."""
+    def _module_takes_float(self) -> bool:
+        """Mirror TL302's ``_made_by``/``_forward_embeds``: a call of an embedding or index criterion bound here
+        (by its dotted name, in any scope) with a value that may be float; or an embedding called in a ``forward``,
+        whose model's callers the screen does not follow (any of them may pass the float tensor)."""
+        for name, call, functions in self._calls:
+            argument = self._index_modules.get(name)
+            if argument is None:
+                continue
+            if argument == 0 and any(self._names[f] == "forward" for f in functions):
+                return True
+            if any(isinstance(a, ast.Starred) for a in call.args):
+                return True
+            values = call.args[argument : argument + 1] + [k.value for k in call.keywords if k.arg in ("input", "target")]
+            if any(map(self._may_be_float, values)):
+                return True
+        return False
+
+    def _may_be_float(self, value: ast.AST) -> bool:
+        """Whether TL302's ``_float_source`` may find a float tensor made for ``value``: it follows names, subscripts,
+        dtype-keeping calls, and stops at anything else that is not itself a float maker (``text_inputs.input_ids``,
+        ``x.long()``, ``tokenizer(...)``, a constant). A name is given up on only when its every binding is such."""
+        while True:
+            if isinstance(value, ast.Subscript):
+                value = value.value
+            elif isinstance(value, ast.Name):
+                return not self._all_bindings(value.id, lambda v: not self._may_be_float(v))
+            elif isinstance(value, ast.Call):
+                func = value.func
+                name = self._aliases.get(func.id, func.id) if isinstance(func, ast.Name) else _last_name(func)
+                if name in _FLOAT_SOURCES or name.endswith("Tensor"):
+                    return True
+                if not isinstance(func, ast.Attribute) or name in _INTEGER_METHODS:
+                    return False
+                if name in _FLOAT_CASTS or name in ("to", "type"):
+                    return True
+                if name not in _DTYPE_KEEPING:
+                    return False
+                value = func.value
+            else:
+                return isinstance(value, (ast.Tuple, ast.List, ast.Dict, ast.Starred, *_COMPREHENSIONS))
+
+    def _all_bindings(self, name: str, holds) -> bool:
+        """Every binding of ``name`` in the module is ``name = value`` with ``holds(value)`` (a cycle holds nothing)."""
         values = self._plain_values.get(name, [])
-        if not values or len(values) != self._bindings.get(name) or name in self._backpropagated or name in self._following:
+        if not values or len(values) != self._bindings.get(name) or name in self._following:
             return False
         self._following.add(name)
         try:
-            return all(map(self._detached, values))
+            return all(map(holds, values))
         finally:
             self._following.discard(name)
+
+    def _detached_name(self, name: str) -> bool:
+        """Every binding of ``name`` in the module is ``name = <detached>``, and no backward reads it: whichever
+        binding reaches a use, the graph analysis finds no graph there (``global_batch_size = x.size(0)``)."""
+        return name not in self._backpropagated and self._all_bindings(name, self._detached)
 
     # ----- what the walk implies ----------------------------------------------------------
 
@@ -422,6 +506,8 @@ class Features:
         self.evaluates = any(self._may_evaluate(*loop) for loop in self._loops_for_eval)
         called = self._called | {self._aliases[name] for name in self._called & self._aliases.keys()}
         self.calls_dataloader = "DataLoader" in called
+        lists = self.takes_indices and any(n in self._sequence_names and self._may_be_float(i) for n, i in self._list_subscripts)
+        self.may_index_with_float = lists or any(map(self._may_be_float, self._index_values)) or self._module_takes_float()
         self.calls_amp = not called.isdisjoint(_AMP_APIS)
         self.reads_whole_file = not called.isdisjoint(_FILE_READERS)
         self.builds_tf_pipeline = not called.isdisjoint(_TF_PIPELINES)
