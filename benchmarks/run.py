@@ -176,9 +176,10 @@ def single_file(scripts: Sequence[Path], rounds: int, others: Sequence[Path] = (
     for script in scripts:
         lines = script.read_text(encoding="utf-8").count("\n")
         parse = f"import libcst; libcst.parse_module(open({str(script)!r}, 'rb').read())"
-        commands[f"floor: import libcst + parse {script.name} ({lines} lines)"] = ([sys.executable, "-c", parse], script.parent)
+        name = f"{script.parent.name}/{script.name}"  # several repositories have a train.py: one label each
+        commands[f"floor: import libcst + parse {name} ({lines} lines)"] = ([sys.executable, "-c", parse], script.parent)
         for trainlint in trainlints:
-            commands[f"{_label(trainlint)} {script.name}"] = (check(trainlint, script), script.parent)
+            commands[f"{_label(trainlint)} {name}"] = (check(trainlint, script), script.parent)
     runs: Dict[str, List[Tuple[float, float]]] = {label: [] for label in commands}
     for _ in range(rounds):
         for label, (command, cwd) in commands.items():

@@ -126,8 +126,10 @@ RULES: Tuple[RuleEntry, ...] = (
         "batches.tl302_float_index_tensors",
         "FloatIndexTensors",
         ((_FLOAT_TENSOR, _INDEX_USE),),
-        # the same two, as code: a float tensor made, and a call or key that takes indices
-        lambda module: module.creates_float and module.takes_indices,
+        # the same two, as code: a float tensor made, and a call or key that takes indices whose value the rule
+        # may follow to a float tensor (through names, subscripts, dtype-keeping calls; not an attribute such as
+        # `text_inputs.input_ids`, nor a call that makes none); a list indexed where an index use is
+        lambda module: module.creates_float and module.may_index_with_float,
     ),
     RuleEntry(
         "TL401",
@@ -135,7 +137,8 @@ RULES: Tuple[RuleEntry, ...] = (
         "step_memory.tl401_undetached_loss_accumulation",
         "UndetachedLossAccumulation",
         ("backward", "training_step"),
-        # a sum, append or store of a non-constant in per-step code (a training loop, a step hook, what they call)
+        # a sum, append or store in per-step code (a training loop, a step hook, what they call) of a value that may
+        # carry a graph: not `.item()`, `float(...)`, `x.size(0)`, nor a name every binding of which is such a value
         lambda module: module.accumulates_per_step,
     ),
     RuleEntry(
@@ -163,7 +166,8 @@ RULES: Tuple[RuleEntry, ...] = (
         "TL404", "eval-without-no-grad", "step_memory.tl404_eval_without_no_grad", "EvalWithoutNoGrad",
         (".eval(", ".train(False", (_HELD_OUT_LOADER,)),
         # as code: a loop or comprehension outside a `test_*` function, over a held-out loader, or around or
-        # after (in its function) a `.eval()`/`.train(False)`
+        # after (in its function) a `.eval()`/`.train(False)`; not under a `with` or in a function decorated like
+        # `no_grad`/`inference_mode` (in the loop's own function), nor in a hook Lightning runs without grad
         lambda module: module.evaluates,
     ),
     # a backward and an optimizer's or scaler's `.step(` (`optimizer`, `self.G_optim`, `gen_opt`, `scaler`),
@@ -171,8 +175,9 @@ RULES: Tuple[RuleEntry, ...] = (
     RuleEntry(
         "TL405", "missing-zero-grad", "step_memory.tl405_missing_zero_grad", "MissingZeroGrad",
         (("backward", re.compile(_OPTIMIZER_STEP)), ("backward", "optim", re.compile(r"\.\s*step\s*\("))),
-        # as code: a loop that runs a backward and a `.step(`, itself or through functions it calls, and does not
-        # both step one thing only and call a `zero_grad()` itself
+        # as code: a loop that runs a backward and steps an optimizer (named like one, a scaler's argument, or built
+        # by `torch.optim`; a scheduler is none), itself or through functions it calls, unless it steps one only
+        # and a `zero_grad()` runs in its body or in a module-level function it calls by name
         lambda module: module.loop_may_miss_zero_grad,
     ),
 )

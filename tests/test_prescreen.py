@@ -202,3 +202,117 @@ def test_a_cuda_tensor_type_under_another_name_is_a_move() -> None:
     """tl15-yoshall+UrbanFM: `Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor`, then `Tensor(np.load(...))`."""
     code = "Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor\nT = Tensor\nX = T(np.load(p))"
     assert _holds(code, "moves_whole_value")
+
+
+TRAIN_ONE_EPOCH = """
+import torch
+
+def train_one_epoch(model, loader, optimizer):
+    for x, y in loader:
+        loss = model(x).sum()
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+
+def main(model, loader, optimizer, lr_scheduler):
+    for epoch in range(10):
+        train_one_epoch(model, loader, optimizer)
+        lr_scheduler.step()
+"""
+
+
+def test_a_scheduler_step_and_a_zero_grad_in_a_called_function_are_not_a_missing_zero_grad() -> None:
+    """TL405: the epoch loop reaches one optimizer (a scheduler is none) and a function it calls clears it."""
+    assert screened_codes(ast.parse(TRAIN_ONE_EPOCH), ["TL405"]) == []
+    uncleared = TRAIN_ONE_EPOCH.replace("        optimizer.zero_grad()\n", "")
+    assert screened_codes(ast.parse(uncleared), ["TL405"]) == ["TL405"]
+    # a method of that name clears nothing the rule can be sure of: only module-level functions count
+    as_method = uncleared.replace("def main(", "class T:\n    def train_one_epoch(self):\n        opt.zero_grad()\n\ndef main(")
+    assert screened_codes(ast.parse(as_method.replace("        train_one_epoch(model", "        t.train_one_epoch(model")), ["TL405"]) == ["TL405"]
+
+
+def test_an_optimizer_built_by_torch_optim_counts_whatever_its_name() -> None:
+    code = TRAIN_ONE_EPOCH.replace("lr_scheduler.step()", "adam.step()").replace(
+        "    for epoch", "    adam = torch.optim.Adam(model.parameters())\n    for epoch"
+    )
+    assert screened_codes(ast.parse(code), ["TL405"]) == ["TL405"]
+
+
+@pytest.mark.parametrize(
+    "kept, screened",
+    [
+        ("total += loss", True),
+        ("total += loss.item()", False),
+        ("total += float(loss) * x.size(0)", False),
+        ("total += 2 * loss.detach()", False),
+        ("total += x.shape[0]", True),  # a subscript: followed by the rule, kept here
+        ("losses.append(loss)", True),
+        ("losses.append(loss.item())", False),
+    ],
+)
+def test_an_accumulation_of_a_detached_value_is_not_a_kept_loss(kept: str, screened: bool) -> None:
+    """TL401 never reports a value that carries no graph (``GraphValues.kind`` is None for it)."""
+    code = f"def train(model, loader, opt, losses):\n    total = 0\n    for x in loader:\n        loss = model(x)\n        loss.backward()\n        {kept}\n"
+    assert screened_codes(ast.parse(code), ["TL401"]) == (["TL401"] if screened else [])
+
+
+def test_a_cast_the_module_rebinds_is_followed() -> None:
+    code = "float = lambda v: v\ndef train(model, loader, total):\n    for x in loader:\n        loss = model(x)\n        loss.backward()\n        total += float(loss)\n"
+    assert screened_codes(ast.parse(code), ["TL401"]) == ["TL401"]
+
+
+@pytest.mark.parametrize(
+    "binding, screened",
+    [
+        ("n = x.size(0)", False),  # every binding of the name detached: followed
+        ("n = x.size(0)\n        n = loss", True),  # one binding carries a graph
+        ("n, m = x.size(0), 1", True),  # not a plain binding: not followed
+        ("n = loss.item()\n        n.backward()", True),  # a backward reads it: the graph analysis marks it
+    ],
+)
+def test_a_name_is_followed_only_when_every_binding_is_detached(binding: str, screened: bool) -> None:
+    code = f"def train(model, loader, total):\n    for x in loader:\n        loss = model(x)\n        loss.backward()\n        {binding}\n        total += n\n"
+    assert screened_codes(ast.parse(code), ["TL401"]) == (["TL401"] if screened else [])
+
+
+@pytest.mark.parametrize(
+    "around, screened",
+    [
+        ("", True),
+        ("    with torch.no_grad():\n", False),
+        ("    with smart_inference_mode():\n", False),
+    ],
+)
+def test_an_evaluation_loop_under_no_grad_in_its_function_is_not_an_evaluation_with_grad(around: str, screened: bool) -> None:
+    """TL404's GradMode takes a `with` named like no_grad/inference_mode in the loop's own function for grad off."""
+    indent = "    " if around else ""
+    loop = f"{indent}    for x in loader:\n{indent}        outputs.append(model(x))\n"
+    code = f"import torch\ndef evaluate(model, loader, outputs):\n    model.eval()\n{around}{loop}"
+    assert screened_codes(ast.parse(code), ["TL404"]) == (["TL404"] if screened else [])
+    decorated = f"import torch\n@torch.inference_mode()\ndef evaluate(model, loader, outputs):\n    model.eval()\n{loop.replace(indent, '', 2) if indent else loop}"
+    assert screened_codes(ast.parse(decorated), ["TL404"]) == []
+
+
+@pytest.mark.parametrize(
+    "use, screened",
+    [
+        ("text_encoder(input_ids=ids)", True),  # a name bound to a float tensor: followed by the rule
+        ("text_encoder(input_ids=inputs.input_ids)", False),  # an attribute: the rule's chain ends there
+        ("text_encoder(input_ids=ids.long())", False),  # an integer cast ends it too
+        ("text_encoder(input_ids=ids.to(device))", True),  # a dtype-keeping call: followed to `ids`
+        ("loss = criterion(out, ids)", True),  # a CrossEntropyLoss bound here, called with a float name
+        ("loss = criterion(out, batch.y)", False),
+        ("emb = lookup(ids)", False),  # no embedding, loss or key takes it
+    ],
+)
+def test_a_float_tensor_counts_only_where_an_index_use_may_receive_it(use: str, screened: bool) -> None:
+    """TL302: a float tensor made and an index use whose value the rule may follow back to it."""
+    code = f"import torch\ncriterion = torch.nn.CrossEntropyLoss()\ndef run(text_encoder, inputs, out, batch, device):\n    ids = torch.tensor(inputs.x).float()\n    {use}\n"
+    assert screened_codes(ast.parse(code), ["TL302"]) == (["TL302"] if screened else [])
+
+
+def test_an_embedding_called_in_forward_keeps_tl302() -> None:
+    """The model's callers may pass the float tensor: the screen does not follow them."""
+    code = "import torch\nclass M(torch.nn.Module):\n    def __init__(self):\n        self.emb = torch.nn.Embedding(10, 4)\n    def forward(self, x):\n        return self.emb(x)\nm = M()\ny = m(torch.zeros(3).float())\n"
+    assert screened_codes(ast.parse(code), ["TL302"]) == ["TL302"]
+    assert screened_codes(ast.parse(code.replace("def forward", "def other")), ["TL302"]) == ["TL302"]  # `self.emb(x)`: x a parameter

@@ -38,6 +38,18 @@ _FLOAT_MAKERS = frozenset(
 _FLOAT_WORD = re.compile(r"float|double|half|single")
 _INDEX_SINKS = frozenset({"Embedding", "EmbeddingBag", "embedding", "embedding_bag", "cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss"})
 _INDEX_KEYS = frozenset({"input_ids", "labels"})
+# Modules that take indices when called (`self.emb(x)`, `criterion(out, y)`): which positional argument.
+_INDEX_MODULES = {"Embedding": 0, "EmbeddingBag": 0, "CrossEntropyLoss": 1, "NLLLoss": 1}
+# Where TL302's `_float_source` follows a value: what makes a float tensor (a tensor type, a factory, `from_numpy`:
+# by last name, wider than the rule's qualified names), the casts, the integer casts that end the chain, the calls
+# that keep a dtype (the chain goes on to their receiver), and what makes a Python list (`_is_python_sequence`).
+_FLOAT_SOURCES = frozenset({"tensor", "as_tensor", "asarray", "from_numpy"})
+_INTEGER_METHODS = frozenset({"long", "int", "short", "byte", "bool", "char", "round", "argmax", "argmin", "argsort"})
+_DTYPE_KEEPING = frozenset(
+    {"cuda", "cpu", "view", "reshape", "unsqueeze", "squeeze", "contiguous", "clone", "detach", "pin_memory",
+     "flatten", "permute", "transpose", "t", "expand", "repeat", "requires_grad_", "share_memory_"}
+)
+_SEQUENCE_MAKERS = frozenset({"list", "sorted", "split", "readlines", "splitlines", "keys", "values"})
 # Mirror rules/batches/batch_keys.py's MODEL_NAME: what TL301 takes for a model when no class of the module says so.
 _MODEL_LIKE = re.compile(r"model|net", re.IGNORECASE)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -49,6 +61,21 @@ _FILE_READERS = frozenset({"load", "loadtxt", "genfromtxt", "fromfile", "File"})
 )
 _TF_PIPELINES = frozenset({"from_tensor_slices", "from_tensors", "fit"})
 _SPLITTERS = frozenset({"split", "chunk", "tensor_split"})
+# Mirror trainlint/analysis/graph_values.py: what carries no autograd graph (TL401 never keeps such a value).
+_DETACHING_METHODS = frozenset({
+    "item", "tolist", "detach", "detach_", "numpy", "backward", "size", "dim", "numel", "nelement",
+    "argmax", "argmin", "eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite", "long", "int", "bool",
+    "nonzero", "any", "all", "count_nonzero", "__float__", "__int__", "__bool__", "data_ptr", "element_size",
+})
+_DETACHING_ATTRIBUTES = frozenset({"data", "grad", "shape", "dtype", "device", "requires_grad", "ndim", "is_cuda", "grad_fn"})
+_CASTS = frozenset({"float", "int", "bool", "round", "str", "len", "repr", "format"})
+# Mirror trainlint/analysis/grad_mode.py: where TL404's GradMode takes grad for off, by name alone (a `with` item or
+# decorator named like `no_grad`/`inference_mode`, and the hooks Lightning runs under no_grad).
+NO_GRAD_WRAPPER = re.compile(r"(^|_)(no_grad|inference_mode)$")
+GRAD_FREE_HOOK = re.compile(
+    r"^(validation|val|valid|test|predict|eval|evaluation|inference)_step$"
+    r"|^on_(validation|test|predict)_\w+$|^(validation|test)_epoch_end$"
+)
 # Functions whose moves TL103 takes as per batch already (see its `_per_batch`).
 _PER_ITEM_FUNCTIONS = frozenset({"__getitem__", "__iter__", "collate", "collate_fn"})
 
@@ -58,6 +85,24 @@ class _Place(NamedTuple):
 
     functions: Tuple[int, ...]
     loops: Tuple[ast.AST, ...]
+
+
+class _Step(NamedTuple):
+    """A ``.step(...)`` call as TL405 reads it (``trainlint.analysis.calls.stepped_optimizer``)."""
+
+    receiver: str  # the dotted receiver, or its dump when it is not a dotted name
+    optimizer: str  # what it updates: the receiver, or a scaler's argument
+    named_optimizer: bool  # the receiver's last name reads as an optimizer or a scaler
+
+
+def _step(call: ast.Call) -> _Step:
+    receiver = call.func.value  # type: ignore[attr-defined]
+    text = _dotted(receiver) or ast.dump(receiver)
+    match = OPTIMIZER_NAME.search(_last_name(receiver))
+    optimizer = text
+    if match and match.group(0).lower() == "scaler" and call.args and not isinstance(call.args[0], ast.Starred):
+        optimizer = _dotted(call.args[0]) or ast.dump(call.args[0])
+    return _Step(text, optimizer, match is not None)
 
 
 class Features:
@@ -79,6 +124,11 @@ class Features:
         self.handles_errors = False  # a `try` with an `except`
         self.creates_float = False  # `.float()`, `FloatTensor(...)`, `from_numpy`, a float `dtype=`, `.to(torch.float16)`
         self.takes_indices = False  # an embedding, an index loss, `input_ids`/`labels` as a keyword or a key
+        self._index_modules: Dict[str, int] = {}  # `self.emb = nn.Embedding(...)`: the target, its index argument
+        self._calls: List[Tuple[str, ast.Call, Tuple[int, ...]]] = []  # calls of dotted names, with their functions
+        self._index_values: List[ast.AST] = []  # what TL302's index uses receive: `input_ids=v`, `{"labels": v}`, ...
+        self._list_subscripts: List[Tuple[str, ast.AST]] = []  # `xs[i]`: the name and the index
+        self._sequence_names: Set[str] = set()  # names some binding makes a Python list (`xs = []`, `list(...)`)
         self.calls_with_kwargs = False  # `f(**batch)`, `self.f.forward(**b)`: a `**` into a dotted name
         self.calls_model_with_kwargs = False  # ... into one named like a model (`model`, `self.net`)
         self.defines_forward = False  # a `def forward(`: a model class of this module, whatever its instances are called
@@ -92,7 +142,12 @@ class Features:
 
     # ----- the walk ---------------------------------------------------------------------
 
+    def _bind(self, *names: str) -> None:
+        for name in names:
+            self._bindings[name] = self._bindings.get(name, 0) + 1
+
     def _walk(self, tree: ast.AST) -> None:
+        self._following: Set[str] = set()  # names `_detached_name` is following (a cycle is not detached)
         self._names: List[str] = []  # function id -> its name
         self._callees: List[Set[str]] = []  # function id -> last names it calls (nested functions' calls included)
         self._training_functions: Set[str] = set()  # names of functions with a training call of their own
@@ -100,40 +155,66 @@ class Features:
         self._loop_calls: Dict[ast.AST, Set[str]] = {}  # loop -> last names called in it (header and nested code too)
         self._loop_trains: Set[ast.AST] = set()  # loops with a training call of their own
         self._loop_backward: Set[ast.AST] = set()  # ... with a backward of their own
-        self._accumulations: List[_Place] = []
+        self._accumulations: List[Tuple[_Place, ast.AST]] = []  # a sum, store or append, and the value kept
         self._local_appends: List[_Place] = []  # `xs.append(v)` two loops deep in its function: maybe a local history
         self._history_attributes: Set[str] = set()  # `self.x = []` (or a dict of lists) in an `__init__`
         self._appended_attributes: Dict[str, List[_Place]] = {}
         self._mode_calls: List[Tuple[ast.AST, Tuple[int, ...], Tuple[int, int]]] = []  # `m.eval()`: call, enclosing functions, position
         self._in_tests: Set[int] = set()  # functions named `test_*`
+        self._grad_free: Set[int] = set()  # functions decorated like `@torch.no_grad()`
+        self._grad_free_hooks: Set[int] = set()  # functions named like the hooks Lightning runs without grad
+        self._no_grad_blocks: List[Tuple[Tuple[int, ...], Tuple[int, int], Tuple[int, int]]] = []  # functions, start, end
         self._loops_for_eval: List[Tuple[ast.AST, Tuple[int, ...], bool]] = []  # loops for TL404: node, functions, held out
         self._called: Set[str] = set()  # last names of every callee
-        self._loop_steps: Dict[ast.AST, Set[Tuple[str, str]]] = {}  # loop -> its `x.step(y)` calls, as (x, y)
-        self._function_steps: Dict[int, Set[Tuple[str, str]]] = {}  # function id -> the same
-        self._loop_zero_grads: Set[ast.AST] = set()  # loops with an `x.zero_grad()` of their own
+        self._loop_steps: Dict[ast.AST, Set[_Step]] = {}  # loop -> its `.step(...)` calls
+        self._function_steps: Dict[int, Set[_Step]] = {}  # function id -> the same
+        self._loop_zero_grads: Set[ast.AST] = set()  # loops with an `x.zero_grad()` in their body (nested code too)
+        self._own_zero_grads: Set[int] = set()  # functions with an `x.zero_grad()` of their own (not in a nested def)
+        self._loop_plain_calls: Dict[ast.AST, Set[str]] = {}  # loop -> names it calls as plain names, `f(...)`
+        self._top_level: Dict[str, List[int]] = {}  # module-level function name -> its ids
+        self._optimizers_built: Set[str] = set()  # `x = <...optim...>(...)`: the dotted targets
+        self._optim_names: Set[str] = set()  # names an import binds from or to something named `optim`
+        # every name bound in the module, how often (a cast may be shadowed; a name is followed only if all agree)
+        self._bindings: Dict[str, int] = {}
+        self._plain_values: Dict[str, List[ast.AST]] = {}  # `name = value` (one name per target): the values
+        self._backpropagated: Set[str] = set()  # names read by a backward call: the graph analysis marks them
         self._aliases: Dict[str, str] = {}  # `import x as y`, `from m import x as y`: y -> x
         # (node, enclosing functions, enclosing loops, loops around it in its own function, whether a move there
         # would already be per batch: in a loop or comprehension, or in `__getitem__`-like code, as TL103 reads it)
         stack: List[Tuple[ast.AST, Tuple[int, ...], Tuple[ast.AST, ...], int, bool]] = [(tree, (), (), 0, False)]
+        body = getattr(tree, "body", [])
+        top_level = {n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         while stack:
             node, functions, loops, local_loops, per_batch = stack.pop()
             kind = type(node)
             if kind is ast.Call:
                 self._call(node, _Place(functions, loops), local_loops, per_batch)  # type: ignore[arg-type]
-                self._float_or_index_call(node)  # type: ignore[arg-type]
+                self._float_or_index_call(node, _Place(functions, loops))  # type: ignore[arg-type]
             elif kind is ast.Dict:
-                self.takes_indices = self.takes_indices or any(_is_index_key(key) for key in node.keys)  # type: ignore[attr-defined]
+                for key, value in zip(node.keys, node.values):  # type: ignore[attr-defined]
+                    if _is_index_key(key):
+                        self.takes_indices = True
+                        self._index_values.append(value)
             elif kind is ast.Subscript:
                 self.takes_indices = self.takes_indices or _is_index_key(node.slice)  # type: ignore[attr-defined]
+                if isinstance(node.value, ast.Name) and not isinstance(node.slice, (ast.Slice, ast.Tuple)):  # type: ignore[attr-defined]
+                    self._list_subscripts.append((node.value.id, node.slice))  # type: ignore[attr-defined]
                 if loops and isinstance(node.value, (ast.Name, ast.Attribute)):  # type: ignore[attr-defined]
                     self.cuts_batches = True
             elif kind is ast.AugAssign:
                 if isinstance(node.op, (ast.Add, ast.Sub)) and not isinstance(node.value, ast.Constant):  # type: ignore[attr-defined]
-                    self._accumulated(_Place(functions, loops))
+                    self._accumulated(_Place(functions, loops), node.value)  # type: ignore[attr-defined]
             elif kind is ast.Assign or kind is ast.AnnAssign:
                 self._assigned(node, _Place(functions, loops))
             elif kind is ast.ImportFrom or kind is ast.Import:
                 self._aliases.update((alias.asname, alias.name.rsplit(".", 1)[-1]) for alias in node.names if alias.asname)  # type: ignore[attr-defined]
+                module = getattr(node, "module", None) or ""
+                self._bind(*((alias.asname or alias.name).split(".")[0] for alias in node.names))  # type: ignore[attr-defined]
+                self._optim_names.update(
+                    (alias.asname or alias.name).split(".")[0]
+                    for alias in node.names  # type: ignore[attr-defined]
+                    if "optim" in module or "optim" in alias.name
+                )
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 name = node.name  # type: ignore[attr-defined]
                 if STEP_HOOK_NAME.search(name):
@@ -142,19 +223,35 @@ class Features:
                 index = len(self._names)
                 self._names.append(name)
                 self._callees.append(set())
+                self._bind(name)
+                if node in top_level:
+                    self._top_level.setdefault(name, []).append(index)
                 if name.startswith("test_"):
                     self._in_tests.add(index)
+                if any(_names_no_grad(d) for d in node.decorator_list):  # type: ignore[attr-defined]
+                    self._grad_free.add(index)
+                elif GRAD_FREE_HOOK.match(name):
+                    self._grad_free_hooks.add(index)
                 inner = (functions + (index,), loops, 0, name in _PER_ITEM_FUNCTIONS)
                 stack.extend((child, *inner) for child in ast.iter_child_nodes(node))
                 continue
             elif kind is ast.Lambda:
                 stack.extend((child, functions, loops, 0, False) for child in ast.iter_child_nodes(node))
                 continue
+            elif kind is ast.Name:
+                if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
+                    self._bind(node.id)  # type: ignore[attr-defined]
+            elif kind is ast.arg:
+                self._bind(node.arg)  # type: ignore[attr-defined]
+            elif kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
+                self._bind(node.name)  # type: ignore[attr-defined]
             elif kind is ast.ClassDef:
+                self._bind(node.name)  # type: ignore[attr-defined]
                 stack.extend((child, functions, loops, 0, per_batch) for child in ast.iter_child_nodes(node))
                 continue
             elif kind is ast.For or kind is ast.AsyncFor or kind is ast.While:
                 self._loop_calls[node] = set()
+                self._loop_plain_calls[node] = set()
                 held_out = kind is not ast.While and _names_held_out_data(node.iter)  # type: ignore[attr-defined]
                 self._loops_for_eval.append((node, functions, held_out))
                 inner = (functions, loops + (node,), local_loops + 1, True)
@@ -172,6 +269,9 @@ class Features:
                 self.pins = self.pins or node.value == "pin_memory"  # type: ignore[attr-defined]
             elif kind is ast.IfExp or kind is ast.If:
                 self.chooses_by_condition = True
+            elif (kind is ast.With or kind is ast.AsyncWith) and any(_names_no_grad(i.context_expr) for i in node.items):  # type: ignore[attr-defined]
+                start = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+                self._no_grad_blocks.append((functions, start, (node.end_lineno, node.end_col_offset)))  # type: ignore[attr-defined]
             elif kind is ast.Try or kind.__name__ == "TryStar":
                 self.handles_errors = self.handles_errors or bool(node.handlers)  # type: ignore[attr-defined]
             stack.extend((child, functions, loops, local_loops, per_batch) for child in ast.iter_child_nodes(node))
@@ -184,6 +284,8 @@ class Features:
                 self._callees[function].add(name)
             for loop in here.loops:
                 self._loop_calls[loop].add(name)
+                if isinstance(call.func, ast.Name):
+                    self._loop_plain_calls[loop].add(name)
         self._model_call(call)
         if name == "pin_memory" or any(keyword.arg == "pin_memory" for keyword in call.keywords):
             self.pins = True
@@ -199,20 +301,22 @@ class Features:
         training = backward = False
         if method in BACKWARD_METHODS:
             training = backward = True
+            self._backpropagated.update(n.id for n in ast.walk(call) if isinstance(n, ast.Name))
         elif method == "step" and OPTIMIZER_NAME.search(_last_name(func.value)):
             training = True
         elif method in ("append", "extend"):
             self.appends = True
             if method == "append" and len(call.args) == 1 and not isinstance(call.args[0], ast.Constant):
-                self._accumulated(here)
+                self._accumulated(here, call.args[0])
             if method == "append" and len(call.args) + len(call.keywords) == 1:
                 self._appended(func.value, here, local_loops)
         elif method in ("eval", "train") and _is_dotted(func.value) and _sets_eval_mode(call):
             self._mode_calls.append((call, here.functions, (call.lineno, call.col_offset)))
         elif method == "zero_grad":
             self._loop_zero_grads.update(here.loops)
+            self._own_zero_grads.update(here.functions[-1:])
         if method == "step":
-            key = (ast.dump(func.value), ast.dump(call.args[0]) if call.args else "")
+            key = _step(call)
             for function in here.functions:
                 self._function_steps.setdefault(function, set()).add(key)
             for loop in here.loops:
@@ -235,33 +339,55 @@ class Features:
             self.calls_with_kwargs = True
             self.calls_model_with_kwargs = self.calls_model_with_kwargs or bool(_MODEL_LIKE.search(_last_name(func)))
 
-    def _float_or_index_call(self, call: ast.Call) -> None:
+    def _float_or_index_call(self, call: ast.Call, here: "_Place") -> None:
         name = _last_name(call.func)
         if (name in _FLOAT_CASTS and not call.args) or name in _FLOAT_MAKERS:
             self.creates_float = True
         elif name in ("to", "type", "astype") and any(_FLOAT_WORD.search(ast.dump(a)) for a in call.args):
             self.creates_float = True
+        if isinstance(call.func, (ast.Name, ast.Attribute)) and call.args:
+            self._calls.append((_dotted(call.func), call, here.functions))
         if name in _INDEX_SINKS:
             self.takes_indices = True
+            argument = 1 if name in ("cross_entropy", "nll_loss") else 0  # the loss's target, the embedding's input
+            keyword = "target" if argument else "input"
+            self._index_values.extend(k.value for k in call.keywords if k.arg == keyword)
+            starred = any(isinstance(a, ast.Starred) for a in call.args)  # the rule counts positions without them
+            self._index_values.extend(call.args if starred else call.args[argument : argument + 1])
         for keyword in call.keywords:
             if keyword.arg == "dtype" and _FLOAT_WORD.search(ast.dump(keyword.value)):
                 self.creates_float = True
             elif keyword.arg in _INDEX_KEYS:
                 self.takes_indices = True
+                self._index_values.append(keyword.value)
 
-    def _accumulated(self, here: "_Place") -> None:
+    def _accumulated(self, here: "_Place", value: ast.AST) -> None:
         self.accumulates = True
-        self._accumulations.append(here)
+        self._accumulations.append((here, value))
 
     def _assigned(self, node: ast.AST, here: "_Place") -> None:
         value = node.value  # type: ignore[attr-defined]
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]  # type: ignore[attr-defined]
         if value is None:
             return
+        for target in targets:
+            if isinstance(target, ast.Name):
+                self._plain_values.setdefault(target.id, []).append(value)
+                if isinstance(value, (ast.List, ast.ListComp)) or (
+                    isinstance(value, ast.Call) and _last_name(value.func) in _SEQUENCE_MAKERS
+                ):
+                    self._sequence_names.add(target.id)
         if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub)):
-            self._accumulated(here)
+            self._accumulated(here, value)
         elif not isinstance(value, ast.Constant) and any(isinstance(t, ast.Subscript) for t in targets):
-            self._accumulated(here)
+            self._accumulated(here, value)
+        if isinstance(value, ast.Call):
+            made = value.func.id if isinstance(value.func, ast.Name) else _last_name(value.func)
+            made = self._aliases.get(made, made)
+            if made in _INDEX_MODULES:
+                self._index_modules.update((_dotted(t), _INDEX_MODULES[made]) for t in targets if _dotted(t))
+        if isinstance(value, ast.Call) and self._may_build_optimizer(value.func):
+            self._optimizers_built.update(filter(None, map(_dotted, targets)))
         if here.functions and self._names[here.functions[-1]] == "__init__" and _history_shaped(value):
             self._history_attributes.update(t.attr for t in targets if _is_self_attribute(t))
 
@@ -273,6 +399,90 @@ class Features:
             self._appended_attributes.setdefault(receiver.attr, []).append(here)  # type: ignore[attr-defined]
         elif isinstance(receiver, ast.Name) and local_loops >= 2:
             self._local_appends.append(here)
+
+    def _may_build_optimizer(self, func: ast.AST) -> bool:
+        """A callee whose qualified name may start with ``torch.optim.``: its dotted text names ``optim``, or its
+        first name was imported from or as something named so (``from torch.optim import AdamW as A``)."""
+        text = _dotted(func) or ""
+        return "optim" in text or text.split(".")[0] in self._optim_names
+
+    def _detached(self, value: ast.AST) -> bool:
+        """Mirror ``GraphValues.kind`` where it is sure to answer None: a value that carries no autograd graph, so
+        TL401 never reports keeping it (``loss.item()``, ``float(loss)``, ``x.size(0)``, ``2 * n.item()``)."""
+        if isinstance(value, ast.Constant):
+            return True
+        if isinstance(value, ast.Name):
+            return self._detached_name(value.id)
+        if isinstance(value, ast.BinOp):
+            return self._detached(value.left) and self._detached(value.right)
+        if isinstance(value, ast.UnaryOp):
+            return self._detached(value.operand)
+        if isinstance(value, ast.Attribute):
+            return value.attr in _DETACHING_ATTRIBUTES
+        if not isinstance(value, ast.Call):
+            return False
+        func = value.func
+        if isinstance(func, ast.Attribute):
+            return func.attr in _DETACHING_METHODS
+        # a builtin cast, unless the module binds that name itself (then the rule follows the function)
+        return isinstance(func, ast.Name) and func.id in _CASTS and func.id not in self._bindings
+
+    def _module_takes_float(self) -> bool:
+        """Mirror TL302's ``_made_by``/``_forward_embeds``: a call of an embedding or index criterion bound here
+        (by its dotted name, in any scope) with a value that may be float; or an embedding called in a ``forward``,
+        whose model's callers the screen does not follow (any of them may pass the float tensor)."""
+        for name, call, functions in self._calls:
+            argument = self._index_modules.get(name)
+            if argument is None:
+                continue
+            if argument == 0 and any(self._names[f] == "forward" for f in functions):
+                return True
+            if any(isinstance(a, ast.Starred) for a in call.args):
+                return True
+            values = call.args[argument : argument + 1] + [k.value for k in call.keywords if k.arg in ("input", "target")]
+            if any(map(self._may_be_float, values)):
+                return True
+        return False
+
+    def _may_be_float(self, value: ast.AST) -> bool:
+        """Whether TL302's ``_float_source`` may find a float tensor made for ``value``: it follows names, subscripts,
+        dtype-keeping calls, and stops at anything else that is not itself a float maker (``text_inputs.input_ids``,
+        ``x.long()``, ``tokenizer(...)``, a constant). A name is given up on only when its every binding is such."""
+        while True:
+            if isinstance(value, ast.Subscript):
+                value = value.value
+            elif isinstance(value, ast.Name):
+                return not self._all_bindings(value.id, lambda v: not self._may_be_float(v))
+            elif isinstance(value, ast.Call):
+                func = value.func
+                name = self._aliases.get(func.id, func.id) if isinstance(func, ast.Name) else _last_name(func)
+                if name in _FLOAT_SOURCES or name.endswith("Tensor"):
+                    return True
+                if not isinstance(func, ast.Attribute) or name in _INTEGER_METHODS:
+                    return False
+                if name in _FLOAT_CASTS or name in ("to", "type"):
+                    return True
+                if name not in _DTYPE_KEEPING:
+                    return False
+                value = func.value
+            else:
+                return isinstance(value, (ast.Tuple, ast.List, ast.Dict, ast.Starred, *_COMPREHENSIONS))
+
+    def _all_bindings(self, name: str, holds) -> bool:
+        """Every binding of ``name`` in the module is ``name = value`` with ``holds(value)`` (a cycle holds nothing)."""
+        values = self._plain_values.get(name, [])
+        if not values or len(values) != self._bindings.get(name) or name in self._following:
+            return False
+        self._following.add(name)
+        try:
+            return all(map(holds, values))
+        finally:
+            self._following.discard(name)
+
+    def _detached_name(self, name: str) -> bool:
+        """Every binding of ``name`` in the module is ``name = <detached>``, and no backward reads it: whichever
+        binding reaches a use, the graph analysis finds no graph there (``global_batch_size = x.size(0)``)."""
+        return name not in self._backpropagated and self._all_bindings(name, self._detached)
 
     # ----- what the walk implies ----------------------------------------------------------
 
@@ -290,7 +500,7 @@ class Features:
         def in_step(place: _Place) -> bool:
             return any(loop in training_loops for loop in place.loops) or any(self._names[f] in per_step for f in place.functions[-1:])
 
-        self.accumulates_per_step = any(map(in_step, self._accumulations))
+        self.accumulates_per_step = any(in_step(place) and not self._detached(value) for place, value in self._accumulations)
         histories = [p for name in self._history_attributes for p in self._appended_attributes.get(name, ())]
         # a local history grows in a training loop itself (TL402's `_local_growth`), not merely in per-step code
         in_training_loop = (p for p in self._local_appends if any(loop in training_loops for loop in p.loops))
@@ -299,6 +509,8 @@ class Features:
         self.evaluates = any(self._may_evaluate(*loop) for loop in self._loops_for_eval)
         called = self._called | {self._aliases[name] for name in self._called & self._aliases.keys()}
         self.calls_dataloader = "DataLoader" in called
+        lists = self.takes_indices and any(n in self._sequence_names and self._may_be_float(i) for n, i in self._list_subscripts)
+        self.may_index_with_float = lists or any(map(self._may_be_float, self._index_values)) or self._module_takes_float()
         self.calls_amp = not called.isdisjoint(_AMP_APIS)
         self.reads_whole_file = not called.isdisjoint(_FILE_READERS)
         self.builds_tf_pipeline = not called.isdisjoint(_TF_PIPELINES)
@@ -311,19 +523,36 @@ class Features:
         for function, name in enumerate(self._names):
             if name in reached:
                 steps |= self._function_steps.get(function, set())
-        return bool(steps) and not (len(steps) == 1 and loop in self._loop_zero_grads)
+        optimizers = {step.optimizer for step in steps if step.named_optimizer or step.receiver in self._optimizers_built}
+        return bool(optimizers) and not (len(optimizers) == 1 and self._clears_in_every_iteration(loop))
+
+    def _clears_in_every_iteration(self, loop: ast.AST) -> bool:
+        """A ``zero_grad()`` that TL405 surely sees run in ``loop``: in its body, or in the own body of a module-level
+        function it calls by plain name (the rule follows at least those calls; a wider guess here would hide a finding)."""
+        if loop in self._loop_zero_grads:
+            return True
+        called = self._loop_plain_calls[loop]
+        return any(f in self._own_zero_grads for name in called for f in self._top_level.get(name, ()))
+
+    def _runs_without_grad(self, function: int) -> bool:
+        """Decorated like `@torch.no_grad()`, or a hook Lightning runs without grad that this module never calls
+        itself (GradMode's `_framework_hook`: a trainer that calls its own `validation_step` runs it with grad)."""
+        hook = function in self._grad_free_hooks and self._names[function] not in self._called
+        return function in self._grad_free or hook
 
     def _may_evaluate(self, loop: ast.AST, functions: Tuple[int, ...], held_out: bool) -> bool:
         """Mirror TL404: a loop outside a ``test_*`` function over held-out data, or after or around a ``.eval()``
         in its own function, or calling a function that makes one (a trainer's ``validation_step``)."""
-        if any(f in self._in_tests for f in functions):
+        if any(f in self._in_tests for f in functions) or functions[-1:] and self._runs_without_grad(functions[-1]):
             return False
+        start = (loop.lineno, loop.col_offset)  # type: ignore[attr-defined]
+        if any(around == functions and begin <= start <= end for around, begin, end in self._no_grad_blocks):
+            return False  # under `with torch.no_grad():` in its own function: TL404's GradMode says grad is off
         if held_out:
             return True
         reached = _close_over_callees(self._loop_calls.get(loop, set()), self._names, self._callees)
         if any(around and self._names[around[-1]] in reached for _, around, _ in self._mode_calls):
             return True
-        start = (loop.lineno, loop.col_offset)  # type: ignore[attr-defined]
         end = (loop.end_lineno, loop.end_col_offset)  # type: ignore[attr-defined]
         return any(
             (position <= start and around[-1:] == functions[-1:]) or start <= position <= end
@@ -376,6 +605,25 @@ def _splits_a_name(call: ast.Call) -> bool:
     return (isinstance(call.func, ast.Attribute) and isinstance(call.func.value, named)) or (
         bool(call.args) and isinstance(call.args[0], named)
     )
+
+
+def _dotted(node: ast.AST) -> str:
+    """``a.b.c`` for a chain of attributes on a name, else an empty string."""
+    parts: List[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return ""
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _names_no_grad(expression: ast.AST) -> bool:
+    """Mirror ``grad_mode._wraps_no_grad``: ``torch.no_grad()``, ``smart_inference_mode()``, named so."""
+    target = expression.func if isinstance(expression, ast.Call) else expression
+    name = _dotted(target)
+    return bool(name) and NO_GRAD_WRAPPER.search(name.rsplit(".", 1)[-1]) is not None
 
 
 def _is_dotted(node: ast.AST) -> bool:
