@@ -417,18 +417,18 @@ class UnboundedStepHistory(Rule):
         binding = self.facts.fact(GraphValues).reaching_binding(name)
         if binding is None:
             return "element"
-        if binding.how == "parameter" and isinstance(binding.anchor, cst.Param) and binding.anchor.annotation is not None:
-            return ANNOTATED.get(dotted(binding.anchor.annotation.annotation) or "", "element")
+        if binding.receives_argument and isinstance(binding.node, cst.Param) and binding.node.annotation is not None:
+            return ANNOTATED.get(dotted(binding.node.annotation.annotation) or "", "element")
         value = binding.value
         unpacked = isinstance(value, cst.Tuple) and len(binding.path) == 1 and binding.path[0] < len(value.elements)
-        if binding.how == "assign" and unpacked:
+        if binding.assigns and unpacked:
             value = value.elements[binding.path[0]].value  # type: ignore[union-attr]
-        elif binding.how == "assign" and binding.path:
+        elif binding.assigns and binding.path:
             return "element"
-        if binding.how == "assign" and value is not None:
+        if binding.assigns and value is not None:
             return self._element(value, depth + 1)
         counting = isinstance(value, cst.Call) and dotted(value.func) in ("range", "enumerate")
-        if binding.how == "iterate" and counting and binding.path in ((), (0,)):
+        if binding.iterates and counting and binding.path in ((), (0,)):
             return "number"  # ``for step in range(n)``, ``for step, batch in enumerate(loader)``
         return "element"
 
