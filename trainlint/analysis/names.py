@@ -46,10 +46,11 @@ Mapping from the binding models this replaces. Ported:
   is the last of :meth:`Names.reaching` before the use (for a store target,
   the binding it replaces); ``bindings``/``scope_of`` (comprehensions folded
   into the scope around them)/``precedes``/``contains``/returns/calls read
-  Names. ``graph_values.Binding`` remains only as the view the step-memory and
-  batch rules read (``how`` sorts Names' kinds into ``assign``/``augment``/
-  ``iterate``/``parameter``/``opaque``; ``anchor`` is ``Binding.node``); once
-  those rules read :class:`Binding` directly it can go.
+  Names. ``graph_values.Binding`` (deleted), the view GraphValues, TL302 and
+  TL401-TL405 read: ``how`` -> :attr:`Binding.assigns` (``assign``),
+  :attr:`Binding.augments`, :attr:`Binding.iterates`,
+  :attr:`Binding.receives_argument` (``parameter``), none of them
+  (``opaque``); ``anchor`` -> :attr:`Binding.node`.
 * ``devices``' scope-less union of assignments, for the lattice: a name ->
   :meth:`Names.reaching` (flow-aware); a parameter -> :meth:`Names.calls_of`
   + :meth:`Names.argument_for`; ``self.x`` -> :meth:`Names.reaching` on the
