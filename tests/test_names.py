@@ -81,6 +81,55 @@ def test_bound_value_follows_a_tuple_display():
 
 
 @pytest.mark.parametrize(
+    "source, name, value",
+    [
+        ("*a, b = x, y, z\n", "b", "z"),
+        ("a, *b, c = x, y, z, w\n", "c", "w"),
+        ("a, *b, c = x, y, z, w\n", "a", "x"),
+        ("a, (b, *c, d) = x, (y, z, w)\n", "d", "w"),
+        ("*[a, b], c = x, y, z\n", "c", "z"),
+        ("*a, b = x, y, z\n", "a", None),  # a new list of the middle elements
+        ("*a, b = x, *ys\n", "b", None),  # the tail's length is not known
+        ("a, b = *xs, y\n", "b", None),
+        ("*a, b, c = x\n", "b", None),  # one value for two targets: not what the name holds
+    ],
+)
+def test_bound_value_pairs_targets_after_a_star_with_the_tail(source, name, value):
+    facts, names = model(source + f"print({name})\n")
+    bound = names.bound_value(one(names, name))
+    assert (facts.code(bound) if bound is not None else None) == value
+
+
+@pytest.mark.parametrize(
+    "source, name, classification",
+    [
+        ("x = v\n", "x", "assigns"),
+        ("x: int = 3\n", "x", "assigns"),
+        ("(x := v)\n", "x", "assigns"),
+        ("a, x = v\n", "x", "assigns"),
+        ("x: int\n", "x", None),
+        ("a, *x = v\n", "x", None),
+        ("x = 0\nx += v\n", "x", "augments"),
+        ("for x in v:\n    pass\n", "x", "iterates"),
+        ("[x for x in v]\n", "x", "iterates"),
+        ("for *x, y in v:\n    pass\n", "x", None),
+        ("with v as x:\n    pass\n", "x", None),
+        ("import x\n", "x", None),
+        ("def f(x=1):\n    return x\n", "x", "receives_argument"),
+        ("def f(*x):\n    return x\n", "x", None),
+        ("def f(**x):\n    return x\n", "x", None),
+        ("f = lambda x: x\n", "x", None),
+    ],
+)
+def test_binding_classifications(source, name, classification):
+    _, names = model(source + f"print({name})\n")
+    use = next(u for u in names.loads(name) if names.reaching(u))
+    binding = names.reaching(use)[-1]
+    flags = ("assigns", "augments", "iterates", "receives_argument")
+    assert [f for f in flags if getattr(binding, f)] == ([classification] if classification else [])
+
+
+@pytest.mark.parametrize(
     "source, kind, value",
     [
         ("x = 0\nx += step\nprint(x)\n", n.AUGMENTED, "step"),

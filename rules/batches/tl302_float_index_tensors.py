@@ -186,7 +186,7 @@ class FloatIndexTensors(Rule):
         or for a name whose visible binding is ``nn.CrossEntropyLoss()``; None where unknown or ambiguous."""
         if isinstance(func, cst.Name):
             binding = self.values.reaching_binding(func)
-            value = binding.value if binding is not None and binding.how == "assign" and not binding.path else None
+            value = binding.value if binding is not None and binding.assigns and not binding.path else None
             return self.facts.qualified_name(value.func) if isinstance(value, cst.Call) else None
         if isinstance(func, cst.Attribute):
             return self.constructed.get(dotted(func) or "")
@@ -224,7 +224,7 @@ class FloatIndexTensors(Rule):
         if not isinstance(func, cst.Name):
             return None
         binding = self.values.reaching_binding(func)
-        value = binding.value if binding is not None and binding.how == "assign" else None
+        value = binding.value if binding is not None and binding.assigns else None
         while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in DTYPE_KEEPING:
             value = value.func.value  # ``Model(...).to(device)``
         model_class = self._class_of_call(value) if isinstance(value, cst.Call) else None
@@ -239,7 +239,7 @@ class FloatIndexTensors(Rule):
         if not isinstance(container, cst.Name):
             return False
         binding = self.values.reaching_binding(container)
-        value = binding.value if binding is not None and binding.how == "assign" and not binding.path else None
+        value = binding.value if binding is not None and binding.assigns and not binding.path else None
         if isinstance(value, (cst.List, cst.ListComp)):
             return True
         return isinstance(value, cst.Call) and (dotted(value.func) or "").rsplit(".", 1)[-1] in SEQUENCE_MAKERS
@@ -282,13 +282,13 @@ class FloatIndexTensors(Rule):
 
     def _name_source(self, name: cst.Name, path: Path, depth: int) -> Optional[cst.Call]:
         binding = self.values.reaching_binding(name)
-        if binding is not None and binding.how == "parameter":
+        if binding is not None and binding.receives_argument:
             return self._parameter_source(name, path, depth)
         if binding is None or binding.value is None:
             return None
-        if binding.how == "assign":
+        if binding.assigns:
             return self._float_source(binding.value, (*binding.path, *path), depth + 1)
-        if binding.how == "iterate":
+        if binding.iterates:
             return self._iterated_source(binding.value, (*binding.path, *path), depth + 1)
         return None
 
@@ -352,7 +352,7 @@ class FloatIndexTensors(Rule):
             return None
         if isinstance(iterable, cst.Name):
             binding = self.values.reaching_binding(iterable)
-            if binding is not None and binding.how == "assign" and binding.value is not None and not binding.path:
+            if binding is not None and binding.assigns and binding.value is not None and not binding.path:
                 return self._iterated_source(binding.value, path, depth + 1)
             return None
         if not isinstance(iterable, cst.Call) or not iterable.args:
@@ -400,7 +400,7 @@ class FloatIndexTensors(Rule):
             return False
         if isinstance(expr, cst.Name):
             binding = self.values.reaching_binding(expr)
-            return binding is not None and binding.how == "assign" and not binding.path and binding.value is not None and self._numpy_float(binding.value, depth + 1)
+            return binding is not None and binding.assigns and not binding.path and binding.value is not None and self._numpy_float(binding.value, depth + 1)
         if not isinstance(expr, cst.Call):
             return False
         dtype = passed_argument(expr, "dtype")
@@ -454,7 +454,7 @@ class FloatIndexTensors(Rule):
             return False
         if isinstance(expr, cst.Name):
             binding = self.values.reaching_binding(expr)
-            return binding is not None and binding.how == "assign" and not binding.path and binding.value is not None and self._integral_by_construction(binding.value, depth + 1)
+            return binding is not None and binding.assigns and not binding.path and binding.value is not None and self._integral_by_construction(binding.value, depth + 1)
         if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
             return self._integral_by_construction(expr.elt, depth + 1)
         if isinstance(expr, cst.Integer):

@@ -186,7 +186,7 @@ class UndetachedLossAccumulation(Rule):
             return False
         if binding.statement in reported:
             return True
-        if binding.how != "assign" or binding.path or binding.value is None:
+        if not binding.assigns or binding.path or binding.value is None:
             return False
         atoms = graph.graph_atoms(binding.value)
         return bool(atoms) and all(self._comes_from(graph, a, reported, depth + 1) for a, _ in atoms)
@@ -231,7 +231,7 @@ class UndetachedLossAccumulation(Rule):
         if self._drained(graph, site.storage):
             return False  # a queue: what is stored is popped again (and backpropagated, in a pipeline schedule)
         if region is scope:  # a step function without a loop: its locals die with the call...
-            handed_in = "." in site.storage and any(b.how == "parameter" for b in bindings)
+            handed_in = "." in site.storage and any(b.receives_argument for b in bindings)
             if root not in ("self", "cls") and bindings and not handed_in:  # ...not an object handed to it
                 return False
         elif any(self._resets(b.statement) and graph.contains(region, b.statement) for b in bindings):
@@ -327,7 +327,7 @@ class UndetachedLossAccumulation(Rule):
         if not isinstance(root, cst.Name) or root.value in ("self", "cls"):
             return False
         binding = graph.reaching_binding(root)
-        if binding is None or binding.how != "parameter" or not isinstance(binding.statement, cst.FunctionDef):
+        if binding is None or not binding.receives_argument or not isinstance(binding.statement, cst.FunctionDef):
             return False
         return not binding.statement.name.value.startswith("_")
 

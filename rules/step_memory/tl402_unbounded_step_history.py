@@ -12,6 +12,7 @@ import libcst as cst
 from trainlint.analysis import ModuleFacts, dotted
 from trainlint.analysis.classes import enclosing_class, inherits_unseen_code
 from trainlint.analysis.graph_values import GraphKind, GraphValues, is_store_target
+from trainlint.analysis.names import Names
 from trainlint.analysis.steps import StepMethods, TrainingLoops, enclosing_function
 from trainlint.analysis.walk import walk
 from trainlint.diagnostics import Applicability
@@ -417,18 +418,14 @@ class UnboundedStepHistory(Rule):
         binding = self.facts.fact(GraphValues).reaching_binding(name)
         if binding is None:
             return "element"
-        if binding.how == "parameter" and isinstance(binding.anchor, cst.Param) and binding.anchor.annotation is not None:
-            return ANNOTATED.get(dotted(binding.anchor.annotation.annotation) or "", "element")
+        if binding.receives_argument and isinstance(binding.node, cst.Param) and binding.node.annotation is not None:
+            return ANNOTATED.get(dotted(binding.node.annotation.annotation) or "", "element")
+        if binding.assigns:
+            value = self.facts.fact(Names).bound_value(binding)
+            return self._element(value, depth + 1) if value is not None else "element"
         value = binding.value
-        unpacked = isinstance(value, cst.Tuple) and len(binding.path) == 1 and binding.path[0] < len(value.elements)
-        if binding.how == "assign" and unpacked:
-            value = value.elements[binding.path[0]].value  # type: ignore[union-attr]
-        elif binding.how == "assign" and binding.path:
-            return "element"
-        if binding.how == "assign" and value is not None:
-            return self._element(value, depth + 1)
         counting = isinstance(value, cst.Call) and dotted(value.func) in ("range", "enumerate")
-        if binding.how == "iterate" and counting and binding.path in ((), (0,)):
+        if binding.iterates and counting and binding.path in ((), (0,)):
             return "number"  # ``for step in range(n)``, ``for step, batch in enumerate(loader)``
         return "element"
 

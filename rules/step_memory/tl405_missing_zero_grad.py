@@ -216,7 +216,7 @@ class MissingZeroGrad(Rule):
     def _bound_in(self, graph: GraphValues, name: cst.BaseExpression, loop: Loop) -> Optional[cst.BaseExpression]:
         """The value ``name`` is assigned where it is read, when that assignment runs in ``loop``'s body."""
         binding = graph.reaching_binding(name) if isinstance(name, cst.Name) else None
-        if binding is None or binding.how != "assign" or binding.path or not graph.contains(loop.body, binding.statement):
+        if binding is None or not binding.assigns or binding.path or not graph.contains(loop.body, binding.statement):
             return None
         return binding.value
 
@@ -236,7 +236,7 @@ class MissingZeroGrad(Rule):
         graph = self.facts.fact(GraphValues)
         if isinstance(name, cst.Name):
             binding = graph.reaching_binding(name)
-            return [binding.value] if binding is not None and binding.how == "assign" and not binding.path else [None]
+            return [binding.value] if binding is not None and binding.assigns and not binding.path else [None]
         return [value for target, value, _ in graph.assignments() if dotted(target) == dotted(name)]
 
     def _models_optimized(self, optimizer: cst.BaseExpression) -> Optional[Set[str]]:

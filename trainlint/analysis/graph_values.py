@@ -35,7 +35,7 @@ from __future__ import annotations
 import enum
 import functools
 import re
-from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Set, Tuple, Union
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
@@ -43,7 +43,7 @@ from trainlint.analysis import names as n
 from trainlint.analysis.classes import enclosing_class
 from trainlint.analysis.grad_mode import in_no_grad
 from trainlint.analysis.imports import dotted
-from trainlint.analysis.names import Names
+from trainlint.analysis.names import Binding, Names
 from trainlint.analysis.values import string_value
 from trainlint.analysis.walk import walk
 
@@ -148,34 +148,8 @@ def backward_loss(call: cst.Call) -> Optional[cst.BaseExpression]:
     return receiver
 
 
-class Binding(NamedTuple):
-    """A binding of :class:`~trainlint.analysis.names.Names`, as the graph rules read it.
-
-    ``how`` sorts Names' kinds into what a graph can flow through:
-    ``assign`` (``x = v``, ``x: T = v``, ``(x := v)``), ``augment``
-    (``x += v``), ``iterate`` (``for``/comprehension targets), ``parameter``
-    (of a ``def``, not ``*args``/``**kwargs``) and ``opaque`` (everything else: imports,
-    definitions, ``with``/``except`` targets, starred targets). ``anchor`` is
-    Names' ``node`` (the target ``Name``, the ``Param``); ``statement``,
-    ``value`` and ``path`` are Names' own, except that a parameter's and an
-    opaque binding's ``value`` is None (a default is not what the caller passes).
-    """
-
-    name: str
-    how: str  # "assign", "augment", "iterate", "parameter", "opaque"
-    statement: cst.CSTNode
-    anchor: cst.CSTNode
-    value: Optional[cst.BaseExpression] = None
-    path: Tuple[int, ...] = ()
-
-
 Scope = Union[cst.Module, cst.FunctionDef, cst.ClassDef, cst.Lambda]
 
-_HOW = {
-    n.ASSIGN: "assign", n.WALRUS: "assign", n.ANNOTATED: "assign", n.AUGMENTED: "augment",
-    n.FOR: "iterate", n.COMPREHENSION: "iterate", n.PARAMETER: "parameter",
-}
-_STAR_PARAMETERS = (n.VAR_POSITIONAL, n.VAR_KEYWORD)
 _UNVALUED = frozenset({n.DELETE, n.GLOBAL, n.NONLOCAL})
 
 
@@ -185,7 +159,6 @@ class GraphValues:
     def __init__(self, facts: "ModuleFacts") -> None:
         self.facts = facts
         self._names = facts.fact(Names)
-        self._views: Dict[n.Binding, Binding] = {}
         self._criteria = self._criterion_names()
         self._kinds: Dict[Union[cst.CSTNode, Binding, Tuple[cst.CSTNode, Tuple[int, ...]]], Kind] = {}
         self._depth = 0
@@ -203,7 +176,7 @@ class GraphValues:
 
     def bindings(self, scope: Scope, name: str) -> List[Binding]:
         """Every binding of ``name`` directly in ``scope``, in source order (``del`` and declarations aside)."""
-        return [self._view(b) for b in self._names.bindings(scope, name) if b.kind not in _UNVALUED]
+        return [b for b in self._names.bindings(scope, name) if b.kind not in _UNVALUED]
 
     def assignments(self) -> List[Tuple[cst.BaseExpression, cst.BaseExpression, cst.CSTNode]]:
         """Every ``target = value`` and ``target op= value`` in the module, as (target, value, statement)."""
@@ -259,25 +232,7 @@ class GraphValues:
         it (:meth:`Names.reaching`), the last before it in source order, else the last one carried round a loop."""
         found = self._names.reaching(name)
         before = [b for b in found if self.precedes(b.node, name)]
-        chosen = (before or found)[-1] if found else None
-        return self._view(chosen) if chosen is not None else None
-
-    def _view(self, binding: n.Binding) -> Binding:
-        view = self._views.get(binding)
-        if view is None:
-            how = _HOW.get(binding.kind, "opaque")
-            if binding.starred or (binding.kind == n.ANNOTATED and binding.value is None):
-                how = "opaque"
-            elif how == "parameter" and (
-                type(binding.statement) is cst.Lambda
-                or any(p.node is binding.node and p.kind in _STAR_PARAMETERS for p in self._names.parameters(binding.statement))  # type: ignore[arg-type]
-            ):
-                how = "opaque"  # what a lambda or a ``*args`` parameter receives is not followed
-            valued = how not in ("parameter", "opaque")
-            view = self._views[binding] = Binding(
-                binding.name, how, binding.statement, binding.node, binding.value if valued else None, binding.path if valued else ()
-            )
-        return view
+        return (before or found)[-1] if found else None
 
     def backpropagated(self, scope: Scope) -> FrozenSet[str]:
         """Dotted names whose values flow into a backward call in ``scope``.
@@ -342,9 +297,9 @@ class GraphValues:
         """Same-module classes ``receiver`` may be an instance of, following a parameter to its call sites."""
         classes = names.instance_classes(receiver)
         binding = self.reaching_binding(receiver) if isinstance(receiver, cst.Name) else None
-        if binding is None or binding.how != "parameter" or not isinstance(binding.statement, cst.FunctionDef):
+        if binding is None or not binding.receives_argument:
             return classes
-        function, parameter = binding.statement, binding.anchor
+        function, parameter = binding.statement, binding.node
         for site in names.calls_of(function):
             argument = names.argument_for(site, function, parameter) if isinstance(parameter, cst.Param) else None
             if argument is not None:
@@ -369,7 +324,7 @@ class GraphValues:
     def _bound_by_deepspeed(self, receiver: cst.BaseExpression) -> bool:
         """``engine`` in ``engine, optimizer, _, _ = deepspeed.initialize(...)``."""
         binding = self.reaching_binding(receiver) if isinstance(receiver, cst.Name) else None
-        if binding is None or binding.path != (0,) or not isinstance(binding.value, cst.Call):
+        if binding is None or not binding.assigns or binding.path != (0,) or not isinstance(binding.value, cst.Call):
             return False
         return self.facts.qualified_name(binding.value.func) == "deepspeed.initialize"
 
@@ -452,18 +407,20 @@ class GraphValues:
         return join(self._bound_value_kind(binding), self._marks.get(binding))
 
     def _bound_value_kind(self, binding: Binding) -> Kind:
-        if binding.how == "parameter":
+        if binding.receives_argument:
             return self._parameter_kind(binding)
         if binding.value is None:
             return None
-        if binding.how == "iterate":
+        if binding.iterates:
             return self._iterated_kind(binding.value, binding.path)
-        if binding.how == "augment":
+        if binding.augments:
             if self.runs_without_grad(binding.statement):
                 return None
             target = binding.statement.target  # type: ignore[attr-defined]
             previous = self.reaching_binding(target) if isinstance(target, cst.Name) else None
             return _combined(join(self.kind(binding.value), self.binding_kind(previous) if previous else None))
+        if not binding.assigns:
+            return None  # an import, a definition, a ``with``/``except`` target, ``*rest``: not followed
         return self._element_kind(binding.value, binding.path) if binding.path else self.kind(binding.value)
 
     def _element_kind(self, value: cst.BaseExpression, path: Tuple[int, ...]) -> Kind:
@@ -548,7 +505,7 @@ class GraphValues:
         if binding is None:
             return None
         kind = self.binding_kind(binding)
-        if kind is None and binding.how == "assign" and not binding.path and isinstance(binding.value, (cst.Dict, cst.List)):
+        if kind is None and binding.assigns and not binding.path and isinstance(binding.value, (cst.Dict, cst.List)):
             return GraphKind.CONTAINER if self._filled_with_graph(binding, name) else None
         return kind
 
@@ -706,8 +663,7 @@ class GraphValues:
         return [value for f in callees for value in self._names.returns(f)]
 
     def _parameter_kind(self, binding: Binding) -> Kind:
-        function = binding.statement
-        param = binding.anchor
+        function, param = binding.statement, binding.node
         if not isinstance(function, cst.FunctionDef) or not isinstance(param, cst.Param):
             return None
         kinds = []

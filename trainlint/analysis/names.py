@@ -46,10 +46,11 @@ Mapping from the binding models this replaces. Ported:
   is the last of :meth:`Names.reaching` before the use (for a store target,
   the binding it replaces); ``bindings``/``scope_of`` (comprehensions folded
   into the scope around them)/``precedes``/``contains``/returns/calls read
-  Names. ``graph_values.Binding`` remains only as the view the step-memory and
-  batch rules read (``how`` sorts Names' kinds into ``assign``/``augment``/
-  ``iterate``/``parameter``/``opaque``; ``anchor`` is ``Binding.node``); once
-  those rules read :class:`Binding` directly it can go.
+  Names. ``graph_values.Binding`` (deleted), the view GraphValues, TL302 and
+  TL401-TL405 read: ``how`` -> :attr:`Binding.assigns` (``assign``),
+  :attr:`Binding.augments`, :attr:`Binding.iterates`,
+  :attr:`Binding.receives_argument` (``parameter``), none of them
+  (``opaque``); ``anchor`` -> :attr:`Binding.node`.
 * ``devices``' scope-less union of assignments, for the lattice: a name ->
   :meth:`Names.reaching` (flow-aware); a parameter -> :meth:`Names.calls_of`
   + :meth:`Names.argument_for`; ``self.x`` -> :meth:`Names.reaching` on the
@@ -88,7 +89,7 @@ Mapping from the binding models this replaces. Ported:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Set, Tuple, Union
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -137,6 +138,7 @@ _COMPOUND = frozenset({
     cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.With, cst.Match, cst.FunctionDef, cst.ClassDef,
 })
 _UNVALUED = frozenset({DELETE, GLOBAL, NONLOCAL})
+_VALUED_STORES = frozenset({ASSIGN, ANNOTATED, WALRUS})
 
 
 class Binding(NamedTuple):
@@ -165,6 +167,38 @@ class Binding(NamedTuple):
     path: Tuple[int, ...] = ()
     starred: bool = False
 
+    @property
+    def assigns(self) -> bool:
+        """True when the name holds ``value`` (or the part of it at ``path``): ``x = v``, ``x: T = v``, ``(x := v)``.
+
+        Not a starred target (``*rest`` holds a new list) nor ``x: T``. What
+        graph and memory rules follow a value through.
+        """
+        return self.kind in _VALUED_STORES and self.value is not None and not self.starred
+
+    @property
+    def augments(self) -> bool:
+        """True for ``x op= v``: the name holds its previous value combined with ``value``."""
+        return self.kind == AUGMENTED
+
+    @property
+    def iterates(self) -> bool:
+        """True for a ``for`` or comprehension target (not ``*rest``): the name holds an element of ``value``."""
+        return self.kind in (FOR, COMPREHENSION) and not self.starred
+
+    @property
+    def receives_argument(self) -> bool:
+        """True for a ``def``'s parameter that a call site's argument binds on its own (not ``*args``/``**kwargs``).
+
+        What a lambda's parameter receives is not followed: its call sites
+        are not named.
+        """
+        function = self.statement
+        return (
+            self.kind == PARAMETER and type(function) is cst.FunctionDef
+            and self.node is not function.params.star_arg and self.node is not function.params.star_kwarg  # type: ignore[attr-defined]
+        )
+
 
 class Parameter(NamedTuple):
     """One parameter of a function or lambda; ``position`` counts positional ones from 0 (``self`` included)."""
@@ -174,6 +208,25 @@ class Parameter(NamedTuple):
     kind: str
     default: Optional[cst.BaseExpression]
     position: Optional[int]
+
+
+def _paired_element(
+    values: Sequence[cst.BaseElement], index: int, targets: Sequence[cst.BaseElement]
+) -> Optional[cst.BaseExpression]:
+    """The element of the display ``values`` that the ``index``-th of the unpacking ``targets`` takes.
+
+    Targets before a starred one pair with the head, those after it with the
+    tail; None for the starred target (the middle slice) and where a starred
+    element of ``values`` hides the position.
+    """
+    star = next((i for i, t in enumerate(targets) if type(t) is cst.StarredElement), len(targets))
+    if index == star:
+        return None
+    position = index if index < star else len(values) - (len(targets) - index)
+    counted = values[: position + 1] if index < star else values[position:]
+    if not 0 <= position < len(values) or any(type(e) is cst.StarredElement for e in counted):
+        return None
+    return values[position].value
 
 
 def passed_argument(call: cst.Call, keyword: str, position: Optional[int] = None) -> Optional[cst.BaseExpression]:
@@ -576,20 +629,34 @@ class Names:
         return sorted(dict.fromkeys(found), key=self._position), certain
 
     def bound_value(self, binding: Binding) -> Optional[cst.BaseExpression]:
-        """The expression the bound name holds: the element of a tuple/list display at ``path``, else ``value`` when there is no path."""
+        """The expression the bound name holds: the element of a tuple/list display at ``path``, else ``value`` when there is no path.
+
+        Targets after a starred one pair with the tail (``*a, b = x, y, z``
+        gives ``b`` the value ``z``); the starred target itself holds a new
+        list of the middle elements, no one expression: None.
+        """
         value = binding.value
         if binding.kind not in (ASSIGN, ANNOTATED, WALRUS, PARAMETER):
             return None  # the iterable of a loop, a context manager, an increment: not what the name holds
-        for index in binding.path:
-            if type(value) not in (cst.Tuple, cst.List) or binding.starred:
+        if binding.starred:
+            return None
+        for index, target in zip(binding.path, self._target_displays(binding)):
+            if type(value) not in (cst.Tuple, cst.List):
                 return None
-            elements = value.elements  # type: ignore[union-attr]
-            if index >= len(elements) or type(elements[index]) is cst.StarredElement:
+            value = _paired_element(value.elements, index, target.elements)  # type: ignore[union-attr]
+            if value is None:
                 return None
-            if any(type(e) is cst.StarredElement for e in elements[:index]):
-                return None
-            value = elements[index].value
         return value
+
+    def _target_displays(self, binding: Binding) -> List[Union[cst.Tuple, cst.List]]:
+        """The tuple/list targets around an unpacking target, outermost first: one for each index of its ``path``."""
+        displays: List[Union[cst.Tuple, cst.List]] = []
+        node = self.facts.parent(binding.node) if binding.path else None
+        while type(node) in (cst.Element, cst.StarredElement, cst.Tuple, cst.List):
+            if type(node) in (cst.Tuple, cst.List):
+                displays.append(node)  # type: ignore[arg-type]
+            node = self.facts.parent(node)  # type: ignore[arg-type]
+        return displays[::-1]
 
     def unpacked(self, binding: Binding) -> Optional[Tuple[cst.BaseExpression, Tuple[int, ...]]]:
         """What an assignment binds as far as displays tell: an expression, and the indices still to apply to it.
