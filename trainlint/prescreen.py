@@ -23,10 +23,18 @@ from typing import Dict, List, NamedTuple, Sequence, Set, Tuple
 from trainlint.registry import ENTRIES_BY_CODE
 from trainlint.step_words import (
     BACKWARD_METHODS,
+    CASTS,
+    DETACHING_ATTRIBUTES,
+    DETACHING_METHODS,
+    DTYPE_KEEPING,
     GENERIC_HOOK_NAMES,
+    GRAD_FREE_HOOK,
     HELD_OUT_LOADER_NAME,
     HELD_OUT_SPLIT,
+    INTEGER_METHODS,
+    NO_GRAD_WRAPPER,
     OPTIMIZER_NAME,
+    SEQUENCE_MAKERS,
     STEP_HOOK_NAME,
 )
 
@@ -41,15 +49,9 @@ _INDEX_KEYS = frozenset({"input_ids", "labels"})
 # Modules that take indices when called (`self.emb(x)`, `criterion(out, y)`): which positional argument.
 _INDEX_MODULES = {"Embedding": 0, "EmbeddingBag": 0, "CrossEntropyLoss": 1, "NLLLoss": 1}
 # Where TL302's `_float_source` follows a value: what makes a float tensor (a tensor type, a factory, `from_numpy`:
-# by last name, wider than the rule's qualified names), the casts, the integer casts that end the chain, the calls
-# that keep a dtype (the chain goes on to their receiver), and what makes a Python list (`_is_python_sequence`).
+# by last name, wider than the rule's qualified names); the casts that end the chain, the calls that keep a dtype and
+# what makes a Python list are the rule's own tables, shared through step_words.
 _FLOAT_SOURCES = frozenset({"tensor", "as_tensor", "asarray", "from_numpy"})
-_INTEGER_METHODS = frozenset({"long", "int", "short", "byte", "bool", "char", "round", "argmax", "argmin", "argsort"})
-_DTYPE_KEEPING = frozenset(
-    {"cuda", "cpu", "view", "reshape", "unsqueeze", "squeeze", "contiguous", "clone", "detach", "pin_memory",
-     "flatten", "permute", "transpose", "t", "expand", "repeat", "requires_grad_", "share_memory_"}
-)
-_SEQUENCE_MAKERS = frozenset({"list", "sorted", "split", "readlines", "splitlines", "keys", "values"})
 # Mirror rules/batches/batch_keys.py's MODEL_NAME: what TL301 takes for a model when no class of the module says so.
 _MODEL_LIKE = re.compile(r"model|net", re.IGNORECASE)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -61,21 +63,6 @@ _FILE_READERS = frozenset({"load", "loadtxt", "genfromtxt", "fromfile", "File"})
 )
 _TF_PIPELINES = frozenset({"from_tensor_slices", "from_tensors", "fit"})
 _SPLITTERS = frozenset({"split", "chunk", "tensor_split"})
-# Mirror trainlint/analysis/graph_values.py: what carries no autograd graph (TL401 never keeps such a value).
-_DETACHING_METHODS = frozenset({
-    "item", "tolist", "detach", "detach_", "numpy", "backward", "size", "dim", "numel", "nelement",
-    "argmax", "argmin", "eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite", "long", "int", "bool",
-    "nonzero", "any", "all", "count_nonzero", "__float__", "__int__", "__bool__", "data_ptr", "element_size",
-})
-_DETACHING_ATTRIBUTES = frozenset({"data", "grad", "shape", "dtype", "device", "requires_grad", "ndim", "is_cuda", "grad_fn"})
-_CASTS = frozenset({"float", "int", "bool", "round", "str", "len", "repr", "format"})
-# Mirror trainlint/analysis/grad_mode.py: where TL404's GradMode takes grad for off, by name alone (a `with` item or
-# decorator named like `no_grad`/`inference_mode`, and the hooks Lightning runs under no_grad).
-NO_GRAD_WRAPPER = re.compile(r"(^|_)(no_grad|inference_mode)$")
-GRAD_FREE_HOOK = re.compile(
-    r"^(validation|val|valid|test|predict|eval|evaluation|inference)_step$"
-    r"|^on_(validation|test|predict)_\w+$|^(validation|test)_epoch_end$"
-)
 # Functions whose moves TL103 takes as per batch already (see its `_per_batch`).
 _PER_ITEM_FUNCTIONS = frozenset({"__getitem__", "__iter__", "collate", "collate_fn"})
 
@@ -374,7 +361,7 @@ class Features:
             if isinstance(target, ast.Name):
                 self._plain_values.setdefault(target.id, []).append(value)
                 if isinstance(value, (ast.List, ast.ListComp)) or (
-                    isinstance(value, ast.Call) and _last_name(value.func) in _SEQUENCE_MAKERS
+                    isinstance(value, ast.Call) and _last_name(value.func) in SEQUENCE_MAKERS
                 ):
                     self._sequence_names.add(target.id)
         if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub)):
@@ -418,14 +405,14 @@ class Features:
         if isinstance(value, ast.UnaryOp):
             return self._detached(value.operand)
         if isinstance(value, ast.Attribute):
-            return value.attr in _DETACHING_ATTRIBUTES
+            return value.attr in DETACHING_ATTRIBUTES
         if not isinstance(value, ast.Call):
             return False
         func = value.func
         if isinstance(func, ast.Attribute):
-            return func.attr in _DETACHING_METHODS
+            return func.attr in DETACHING_METHODS
         # a builtin cast, unless the module binds that name itself (then the rule follows the function)
-        return isinstance(func, ast.Name) and func.id in _CASTS and func.id not in self._bindings
+        return isinstance(func, ast.Name) and func.id in CASTS and func.id not in self._bindings
 
     def _module_takes_float(self) -> bool:
         """Mirror TL302's ``_made_by``/``_forward_embeds``: a call of an embedding or index criterion bound here
@@ -458,11 +445,11 @@ class Features:
                 name = self._aliases.get(func.id, func.id) if isinstance(func, ast.Name) else _last_name(func)
                 if name in _FLOAT_SOURCES or name.endswith("Tensor"):
                     return True
-                if not isinstance(func, ast.Attribute) or name in _INTEGER_METHODS:
+                if not isinstance(func, ast.Attribute) or name in INTEGER_METHODS:
                     return False
                 if name in _FLOAT_CASTS or name in ("to", "type"):
                     return True
-                if name not in _DTYPE_KEEPING:
+                if name not in DTYPE_KEEPING:
                     return False
                 value = func.value
             else:

@@ -1,10 +1,11 @@
-"""The names that make code a training step, or an evaluation, in one place.
+"""The names that make code a training step, an evaluation, or a value without a graph, in one place.
 
-Both the analyses on LibCST's tree (``trainlint.analysis.calls`` and
-``steps``) and the structural pre-screen on CPython's tree
-(``trainlint.prescreen``) decide "does this train?" from these. The
-pre-screen must accept everything the analyses do, so they share the words;
-this module imports nothing, so the pre-screen stays free of LibCST.
+Both the analyses on LibCST's tree (``trainlint.analysis.calls``, ``steps``,
+``grad_mode``, ``graph_values`` and TL302's rule) and the structural
+pre-screen on CPython's tree (``trainlint.prescreen``) decide from these
+"does this train?", "is grad off here?", "can this value carry a graph?".
+The pre-screen must accept everything the analyses do, so they share the
+words; this module imports nothing, so the pre-screen stays free of LibCST.
 """
 
 from __future__ import annotations
@@ -32,3 +33,30 @@ HELD_OUT_SPLIT = re.compile(rf"^({HELD_OUT_SPLITS})$", re.IGNORECASE)
 HELD_OUT_LOADER_NAME = re.compile(
     rf"^({HELD_OUT_SPLITS})_?({SPLIT_LOADER_SUFFIXES})s?$|^({SPLIT_LOADER_PREFIXES})_?({HELD_OUT_SPLITS})$", re.IGNORECASE
 )
+
+# Hooks Lightning runs under `torch.no_grad()`/`torch.inference_mode()`.
+GRAD_FREE_HOOK = re.compile(
+    r"^(validation|val|valid|test|predict|eval|evaluation|inference)_step$"
+    r"|^on_(validation|test|predict)_\w+$|^(validation|test)_epoch_end$"
+)
+# Project wrappers of the two, known by their names: YOLOv5's `@smart_inference_mode()`
+# (fixtures/TL404_eval_without_no_grad/ok_no_grad_functions.py).
+NO_GRAD_WRAPPER = re.compile(r"(^|_)(no_grad|inference_mode)$")
+
+# Methods and attributes whose result carries no graph, and the builtins that turn a tensor into a plain value.
+DETACHING_METHODS = frozenset({
+    "item", "tolist", "detach", "detach_", "numpy", "backward", "size", "dim", "numel", "nelement",
+    "argmax", "argmin", "eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite", "long", "int", "bool",
+    "nonzero", "any", "all", "count_nonzero", "__float__", "__int__", "__bool__", "data_ptr", "element_size",
+})
+DETACHING_ATTRIBUTES = frozenset({"data", "grad", "shape", "dtype", "device", "requires_grad", "ndim", "is_cuda", "grad_fn"})
+CASTS = frozenset({"float", "int", "bool", "round", "str", "len", "repr", "format"})
+
+# TL302's chain back to a float tensor: the integer casts that end it, the methods that keep a tensor's dtype
+# (the value they return is as floating as their receiver), and the calls that make a Python sequence.
+INTEGER_METHODS = frozenset({"long", "int", "short", "byte", "bool", "char", "round", "argmax", "argmin", "argsort"})
+DTYPE_KEEPING = frozenset(
+    {"to", "cuda", "cpu", "view", "reshape", "unsqueeze", "squeeze", "contiguous", "clone", "detach", "pin_memory",
+     "flatten", "permute", "transpose", "t", "expand", "repeat", "requires_grad_", "share_memory_"}
+)
+SEQUENCE_MAKERS = frozenset({"list", "sorted", "split", "readlines", "splitlines", "keys", "values"})

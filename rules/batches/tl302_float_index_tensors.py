@@ -12,6 +12,7 @@ from trainlint.analysis.names import PARAMETER, Names, passed_argument
 from trainlint.analysis.values import string_value
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Rule
+from trainlint.step_words import DTYPE_KEEPING, INTEGER_METHODS, SEQUENCE_MAKERS
 
 Path = Tuple[Union[int, str], ...]  # indexes into tuples, keys into dicts: where a value sits in a batch
 
@@ -26,12 +27,6 @@ FLOAT_DTYPES = frozenset(
 )
 INTEGER_DTYPES = frozenset({"int", "long", "int8", "int16", "int32", "int64", "uint8", "short", "int_", "intp", "LongTensor", "IntTensor", "bool"})
 FLOAT_METHODS = frozenset({"float", "double", "half", "bfloat16"})
-INTEGER_METHODS = frozenset({"long", "int", "short", "byte", "bool", "char", "round", "argmax", "argmin", "argsort"})
-# Methods that keep a tensor's dtype: the value they return is as floating as their receiver.
-DTYPE_KEEPING = frozenset(
-    {"to", "cuda", "cpu", "view", "reshape", "unsqueeze", "squeeze", "contiguous", "clone", "detach", "pin_memory",
-     "flatten", "permute", "transpose", "t", "expand", "repeat", "requires_grad_", "share_memory_"}
-)
 # NumPy creators whose default dtype is float64 (token ids read with ``np.loadtxt`` are floats).
 NUMPY_FLOAT_DEFAULTS = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.loadtxt", "numpy.genfromtxt"})
 # Float values that are class probabilities, not class indices: a legitimate cross-entropy target.
@@ -47,7 +42,6 @@ TENSOR_DATASETS = frozenset({"torch.utils.data.TensorDataset", "torch.utils.data
 ITERATION_WRAPPERS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "iter"})
 # Calls whose output is token ids (fixtures/TL302_float_index_tensors/bad_tokenizer_ids_as_float.py).
 TOKENIZING_METHODS = frozenset({"encode", "encode_plus", "batch_encode_plus", "convert_tokens_to_ids", "texts_to_sequences"})
-SEQUENCE_MAKERS = frozenset({"list", "sorted", "split", "readlines", "splitlines", "keys", "values"})
 # Hugging Face heads that read float ``labels`` as regression or multi-label targets.
 FLOAT_LABEL_PROBLEMS = frozenset({"regression", "multi_label_classification"})
 MAX_DEPTH = 12

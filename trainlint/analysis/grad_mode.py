@@ -7,13 +7,13 @@ across steps is harmless; rules about graph-carrying values ask here first.
 from __future__ import annotations
 
 import functools
-import re
 from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
 from trainlint.analysis.calls import Callee, CallGraph, callee
 from trainlint.analysis.imports import dotted
+from trainlint.step_words import GRAD_FREE_HOOK, NO_GRAD_WRAPPER
 
 if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
@@ -44,15 +44,7 @@ def in_no_grad(facts: "ModuleFacts", node: cst.CSTNode) -> bool:
     return False
 
 
-# Hooks Lightning runs under `torch.no_grad()`/`torch.inference_mode()`.
-GRAD_FREE_HOOK = re.compile(
-    r"^(validation|val|valid|test|predict|eval|evaluation|inference)_step$"
-    r"|^on_(validation|test|predict)_\w+$|^(validation|test)_epoch_end$"
-)
 GRAD_SWITCH = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"})
-# Project wrappers of the two, known by their names: YOLOv5's `@smart_inference_mode()`
-# (fixtures/TL404_eval_without_no_grad/ok_no_grad_functions.py).
-NO_GRAD_WRAPPER = re.compile(r"(^|_)(no_grad|inference_mode)$")
 
 
 class GradMode:

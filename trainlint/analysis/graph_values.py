@@ -46,6 +46,7 @@ from trainlint.analysis.imports import dotted
 from trainlint.analysis.names import Binding, Names
 from trainlint.analysis.values import string_value
 from trainlint.analysis.walk import walk
+from trainlint.step_words import CASTS, DETACHING_ATTRIBUTES, DETACHING_METHODS
 
 if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
@@ -77,19 +78,11 @@ MODEL_FACTORY = re.compile(r"^(make|build|create|get|load|init|setup)_|^from_pre
 FUNCTIONAL_LOSSES = frozenset({"cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "nll_loss"})
 BACKWARD_OWNERS = re.compile(r"(accelerator|fabric|engine|trainer|deepspeed|model_engine)$", re.IGNORECASE)
 
-# Methods and attributes whose result carries no graph.
-DETACHING_METHODS = frozenset({
-    "item", "tolist", "detach", "detach_", "numpy", "backward", "size", "dim", "numel", "nelement",
-    "argmax", "argmin", "eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite", "long", "int", "bool",
-    "nonzero", "any", "all", "count_nonzero", "__float__", "__int__", "__bool__", "data_ptr", "element_size",
-})
-DETACHING_ATTRIBUTES = frozenset({"data", "grad", "shape", "dtype", "device", "requires_grad", "ndim", "is_cuda", "grad_fn"})
 REDUCTIONS = frozenset({"mean", "sum", "norm", "prod", "std", "var", "max", "min", "amax", "amin", "logsumexp"})
 DETACHING_TORCH_FUNCTIONS = frozenset({
     "tensor", "as_tensor", "from_numpy", "argmax", "argmin", "eq", "ne", "isnan", "isinf", "isfinite", "is_tensor",
     "numel", "zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "equal", "allclose",
 })
-CASTS = frozenset({"float", "int", "bool", "round", "str", "len", "repr", "format"})
 
 
 def join(*kinds: Kind) -> Kind:
