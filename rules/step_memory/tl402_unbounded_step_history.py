@@ -326,16 +326,17 @@ class UnboundedStepHistory(Rule):
             return []
         graph = self.facts.fact(GraphValues)
         bindings = graph.bindings(graph.scope_of(history.appends[0]), history.name)
-        if len(bindings) != 1 or _history_shape(bindings[0].value) != "list":
-            return []  # rebound somewhere: reset per epoch, or not a list
-        init = bindings[0]
+        init = bindings[0] if len(bindings) == 1 and bindings[0].assigns else None  # else rebound: reset per epoch
+        value = self.facts.fact(Names).bound_value(init) if init is not None else None  # `seen, kept = [], []` too
+        if init is None or value is None or _history_shape(value) != "list":
+            return []
         growing = [
             call
             for call, loops in candidates
             if graph.precedes(init.statement, loops[-1]) and self._element(call.args[0].value) not in LEFT_TO_OTHERS
         ]
         if growing:
-            history.inits = [init.value]  # type: ignore[list-item]
+            history.inits = [value]
         return growing
 
     def _once_per_loop(self, call: cst.Call) -> bool:

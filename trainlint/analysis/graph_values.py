@@ -705,9 +705,12 @@ def _names_a_value(parent: Optional[cst.CSTNode], name: cst.Name) -> bool:
 
 
 def is_store_target(facts: "ModuleFacts", node: cst.CSTNode) -> bool:
-    """``node`` is written, not read: the target of an assignment, an augmented assignment or a ``for``."""
-    parent = facts.parent(node)
-    return isinstance(parent, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For)) and parent.target is node
+    """``node`` is written, not read: the target of an assignment, an augmented assignment or a ``for``, alone or
+    inside a tuple or list of targets (``seen, kept = [], []``)."""
+    child, parent = node, facts.parent(node)
+    while isinstance(parent, (cst.Element, cst.StarredElement, cst.Tuple, cst.List)):
+        child, parent = parent, facts.parent(parent)
+    return isinstance(parent, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For)) and parent.target is child
 
 
 def _gradient(call: cst.Call, loss: cst.BaseExpression) -> Optional[cst.BaseExpression]:
