@@ -25,7 +25,9 @@ pytestmark = [
 CASES = bad_cases(FIXTURES / "TL104_pin_memory_without_cuda")
 STEPS = 6
 # What each bad fixture does here: raise on its first pin, or warn from the DataLoader.
-RAISES = {"bad_chat_trainer_get_batch.py", "bad_pinned_staging_buffer.py", "bad_collate_pins_batch.py"}
+RAISES = {
+    "bad_chat_trainer_get_batch.py", "bad_pinned_staging_buffer.py", "bad_collate_pins_batch.py", "bad_batchify_pins_under_cuda_switch.py"
+}
 WARNS = {"bad_loader_kwargs_on_mps_or_cpu.py"}
 # The CPU build of torch says one of the first two; a CUDA build on a machine without a GPU driver the third.
 PIN_ERRORS = r"pin_memory=True requires a CUDA or other accelerator backend|Cannot access accelerator device|Found no NVIDIA driver"

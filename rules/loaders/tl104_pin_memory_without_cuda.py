@@ -61,9 +61,10 @@ class PinMemoryWithoutCuda(Rule):
     pin_memory=True)`, `torch.empty(..., pin_memory=True)` and every other
     `torch.<factory>(..., pin_memory=True)`, or `x.pin_memory()`) raises
     without CUDA: it is reported wherever CUDA is not certain, that is where
-    the module names a non-CUDA device or takes its device at run time
-    without pinning itself to CUDA (as `trainlint.analysis.devices` decides
-    for every rule). A `DataLoader(pin_memory=True)` (also through a
+    the module names a non-CUDA device, takes its device at run time, or
+    runs some code only where CUDA is (`if use_cuda: x = x.cuda()`) and goes
+    on without it, all without pinning itself to CUDA (as
+    `trainlint.analysis.devices` decides for every rule). A `DataLoader(pin_memory=True)` (also through a
     `**kwargs` dict) only warns off CUDA: it is reported only where the
     module selects MPS or the CPU (`"cuda" if torch.cuda.is_available() else
     "cpu"`, `"mps"`, `def main(device="cpu")`, a `--device` option naming

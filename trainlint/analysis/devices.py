@@ -310,7 +310,23 @@ class DevicesInUse:
         anything and nothing pins the module to CUDA."""
         if self.devices & {Device.CPU, Device.MPS, Device.OTHER_ACCELERATOR}:
             return True
-        return bool(self.devices & {Device.ACCELERATOR, Device.UNKNOWN}) and not self.pinned_to_cuda
+        if self.pinned_to_cuda:
+            return False
+        return bool(self.devices & {Device.ACCELERATOR, Device.UNKNOWN}) or self._branches_on_cuda
+
+    @functools.cached_property
+    def _branches_on_cuda(self) -> bool:
+        """Some code runs only where CUDA is and the module goes on without it: ``if use_cuda: xs = xs.cuda()``
+        with ``use_cuda = not args.no_cuda and torch.cuda.is_available()``, and no device variable to say so
+        (ParlAI's batchify, docs/recall-audit.md #19). ``if not cuda: raise`` and an ``else`` that exits do not count."""
+        regions = self.facts.fact(CudaOnlyRegions)
+        for branch in self.facts.nodes(cst.If, cst.IfExp):
+            if regions.cuda_condition(branch.test) is not True:
+                continue
+            orelse = branch.orelse if isinstance(branch, cst.If) else None
+            if not (isinstance(orelse, cst.Else) and _ends_in_exit(orelse.body)):
+                return True
+        return False
 
     @functools.cached_property
     def devices(self) -> Devices:
