@@ -500,7 +500,22 @@ class GraphValues:
         kind = self.binding_kind(binding)
         if kind is None and binding.assigns and not binding.path and isinstance(binding.value, (cst.Dict, cst.List)):
             return GraphKind.CONTAINER if self._filled_with_graph(binding, name) else None
+        if kind in (GraphKind.OUTPUT, GraphKind.CONTAINER) and self._loss_detached_in_place(binding, name):
+            return None
         return kind
+
+    def _loss_detached_in_place(self, binding: Binding, use: cst.Name) -> bool:
+        """``output["loss"] = output["loss"].detach()`` before ``use``: the entry that carried the step's graph
+        no longer does, and what else a step's output holds is not known here (packnet-sfm's fix of its
+        stored outputs, docs/recall-audit.md #5; fixtures/TL401_undetached_loss_accumulation/ok_loss_entry_detached_in_place.py)."""
+        for root, value, statement in self._fills.get(binding.name, ()):
+            target = statement.targets[0].target if isinstance(statement, cst.Assign) else None
+            key = _subscript_key(target) if isinstance(target, cst.Subscript) and target.value is root else None
+            text = string_value(key) if key is not None else None
+            detached = text is not None and "loss" in text and self.kind(value) is None
+            if detached and self.precedes(statement, use) and self.reaching_binding(root) == binding:
+                return True
+        return False
 
     def _filled_with_graph(self, binding: Binding, use: cst.Name) -> bool:
         """``entry = {}; entry["loss"] = loss`` before ``use``: the literal now holds a graph-carrying value."""
