@@ -42,6 +42,7 @@ KEPT: Dict[str, Tuple[str, Callable[[Dict[str, Any]], Any]]] = {
     "bad_loss_dict_totals": ("lstm", lambda scope: scope["totals"]),
     "bad_weighted_task_losses": ("lstm", lambda scope: scope["task_totals"]),
     "bad_meter_update": ("lstm", lambda scope: scope["trainer"].meter.total),
+    "bad_step_closure_losses": ("lstm", lambda scope: scope["step_losses"]),
 }
 
 

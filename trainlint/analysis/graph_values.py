@@ -570,7 +570,20 @@ class GraphValues:
         returns = self._returns_of(call)
         if returns is not None:
             return join(*(self.kind(r) for r in returns))
+        closure = self._step_closure(call)
+        if closure:
+            return join(*(self.kind(r) for f in closure for r in self._names.returns(f)))
         return self._library_call_kind(call)
+
+    def _step_closure(self, call: cst.Call) -> List[cst.FunctionDef]:
+        """``optimizer.step(closure)`` returns what the closure returns, the loss with its graph (LBFGS's contract;
+        only an optimizer's ``step`` takes a function): the same-module functions passed to ``step``."""
+        if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "step" and len(call.args) == 1):
+            return []
+        argument = call.args[0]
+        if argument.keyword is not None and argument.keyword.value != "closure":
+            return []
+        return [f for f in self._names.resolve_callable(argument.value) if isinstance(f, cst.FunctionDef)]
 
     def _library_call_kind(self, call: cst.Call) -> Kind:
         name = dotted(call.func) or ""
