@@ -731,7 +731,7 @@ class CudaOnlyRegions:
             name = func.value
         else:
             return False
-        helpers = self._scan.functions.get(name, ())
+        helpers = [d for d in self._names.resolve_callable(func) if isinstance(d, cst.FunctionDef)]
         if not helpers:
             return self.facts.qualified_name(func) is not None and bool(AMP_HELPER.search(name))
         return any(self._checks_cuda_or_mps(node) for helper in helpers for node in _walk(helper.body))
@@ -1158,12 +1158,12 @@ class DeviceLattice:
         """Defaults of a same-module class field ``attribute: str = "cuda"`` and the values its constructor calls
         pass; None (anything) where it is built from ``**overrides`` or handed to a parser (``tyro.cli(Config)``)."""
         values: List[Optional[cst.BaseExpression]] = []
-        for name, definitions in self._scan.classes.items():
+        for definitions in self._scan.classes.values():
             for definition in definitions:
                 defaults = [v for t, v in _field_defaults(self._names, definition) if t == attribute]
                 if defaults:
                     values.extend(defaults)
-                    values.extend(self._constructor_arguments(name, attribute))
+                    values.extend(self._constructor_arguments(definition, attribute))
         return values
 
     def field_devices(self, attribute: str) -> Devices:
@@ -1171,16 +1171,23 @@ class DeviceLattice:
         fields = self._dataclass_fields(attribute)
         return self._union(fields, frozenset({attribute})) if fields else frozenset()
 
-    def _constructor_arguments(self, cls: str, keyword: str) -> Iterator[Optional[cst.BaseExpression]]:
+    def _constructor_arguments(self, cls: cst.ClassDef, keyword: str) -> Iterator[Optional[cst.BaseExpression]]:
+        """What the module's calls of ``cls`` pass as ``keyword``; None where it is built from ``**overrides`` or
+        handed to a parser (``tyro.cli(Config)``, ``HfArgumentParser(Config)``)."""
         for call in self._scan.calls:
-            if dotted(call.func) == cls:
+            if self._names_class(call.func, cls):
                 for argument in call.args:
                     if argument.star == "**":
                         yield None
                     elif argument.keyword is not None and argument.keyword.value == keyword:
                         yield argument.value
-            elif any(dotted(a.value) == cls for a in call.args):  # `tyro.cli(Config)`, `HfArgumentParser(Config)`
+            elif any(self._names_class(a.value, cls) for a in call.args):
                 yield None
+
+    def _names_class(self, expression: cst.BaseExpression, cls: cst.ClassDef) -> bool:
+        """``expression`` is this class (the spelling is checked first: resolving every call costs more)."""
+        spelled = dotted(expression) or ""
+        return spelled.rsplit(".", 1)[-1] == cls.name.value and cls in self._names.resolve_callable(expression)
 
     def _placement_devices(self, owner: cst.BaseExpression, seen: Seen) -> Devices:
         """``model.device`` where ``model = Net().to(device)``: the devices it was moved to."""
