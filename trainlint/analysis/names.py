@@ -680,16 +680,10 @@ class Names:
         return value, path
 
     def _in_starred_unpacking(self, binding: Binding) -> bool:
-        if not binding.path:
-            return False
-        if binding.starred:
+        """A target of an unpacking where some tuple/list target around it has a starred element."""
+        if binding.path and binding.starred:
             return True
-        node = self.facts.parent(binding.node)
-        while type(node) in (cst.Element, cst.StarredElement, cst.Tuple, cst.List):
-            if type(node) in (cst.Tuple, cst.List) and any(type(e) is cst.StarredElement for e in node.elements):  # type: ignore[union-attr]
-                return True
-            node = self.facts.parent(node)  # type: ignore[arg-type]
-        return False
+        return any(type(e) is cst.StarredElement for d in self._target_displays(binding) for e in d.elements)
 
     def bindings_holding(self, expression: cst.BaseExpression) -> List[Binding]:
         """The assignments whose :meth:`unpacked` expression is ``expression``: ``x = e``, ``a, b = e``
