@@ -1,7 +1,8 @@
 """Reading and writing Python source without losing a byte.
 
-Text is decoded exactly as Python would (PEP 263 declaration, UTF-8 BOM) and
-newlines are left untranslated, so that ``encode(decode(data)) == data`` for
+Text is decoded exactly as Python would (PEP 263 declaration, UTF-8 BOM),
+except that a declared codec this Python lacks is read as UTF-8 (see
+:func:`_decode_unregistered_codec`), and newlines are left untranslated, so that ``encode(decode(data)) == data`` for
 every file we can read. Writes are atomic and keep the file's mode.
 """
 
@@ -42,14 +43,32 @@ def decode(data: bytes) -> SourceText:
         message = str(error)
         if message.startswith("encoding problem"):
             raise DecodeError("The file starts with a UTF-8 BOM but declares another encoding") from None
+        if message.startswith("unknown encoding"):
+            return _decode_unregistered_codec(data, message)
         if not message.startswith("invalid or missing encoding declaration"):
-            raise DecodeError(message[:1].upper() + message[1:]) from None  # "Unknown encoding: foo"
+            raise DecodeError(message[:1].upper() + message[1:]) from None
         encoding = "utf-8"  # a bad byte on the first two lines: decoding below says where
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as error:
         raise _undecodable(data, encoding, error) from None
     return SourceText(text, encoding)
+
+
+def _decode_unregistered_codec(data: bytes, message: str) -> SourceText:
+    """Read a file whose declared codec this Python lacks as UTF-8, where its bytes are UTF-8.
+
+    Source-transforming codecs (``future_fstrings``, ``pyxl``) are registered by
+    a ``.pth`` file of the project's own environment, not of the linter's: the
+    file is valid Python there, and its text is UTF-8 that the codec rewrites on
+    import. Ruff reads every file as UTF-8 alike. Writing a fix back as UTF-8
+    keeps every byte the fix does not touch. Bytes that are not UTF-8 leave
+    nothing to read: that stays a TL001 naming the codec.
+    """
+    try:
+        return SourceText(data.decode("utf-8"), "utf-8")
+    except UnicodeDecodeError:
+        raise DecodeError(message[:1].upper() + message[1:] + ", and the file is not UTF-8") from None
 
 
 def _undecodable(data: bytes, encoding: str, error: UnicodeDecodeError) -> DecodeError:

@@ -33,7 +33,7 @@ def test_unreadable_files_are_tl001_and_the_run_goes_on(project: Path) -> None:
             "syntax.py": b"print(1\n",
             "undecodable.py": "x = 1\ns = 'caf\xe9'\n".encode("latin-1"),  # latin-1 bytes, no declaration
             "binary.py": bytes(range(256)),
-            "unknown.py": b"# coding: klingon\nx = 1\n",
+            "unknown.py": "# coding: klingon\ns = 'caf\xe9'\n".encode("latin-1"),
             "good.py": EVAL.encode(),
         },
     )
@@ -45,7 +45,7 @@ def test_unreadable_files_are_tl001_and_the_run_goes_on(project: Path) -> None:
         "syntax.py:1:6: TL001 SyntaxError: '(' was never closed",
         "undecodable.py:2:9: TL001 Cannot decode the file as utf-8: invalid continuation byte "
         "(declare the encoding with a `# -*- coding: ... -*-` line)",
-        "unknown.py:1:1: TL001 Unknown encoding: klingon",
+        "unknown.py:1:1: TL001 Unknown encoding: klingon, and the file is not UTF-8",
         "Found 5 findings.",
     ]
 
@@ -84,6 +84,7 @@ def test_json_of_tl001_has_no_fix(project: Path) -> None:
         (b"\xef\xbb\xbfx = 1\r\n", "utf-8-sig"),
         (LATIN1.encode("latin-1"), "iso-8859-1"),
         (b"x = 1\r\ny = 2\rz = 3\n", "utf-8"),  # mixed newlines survive untranslated
+        (b"# -*- coding: future_fstrings -*-\nname = 'caf\xc3\xa9'\n", "utf-8"),  # a codec this Python lacks
     ],
 )
 def test_decode_round_trips_bytes(data: bytes, encoding: str) -> None:
@@ -109,6 +110,16 @@ def test_fix_keeps_encoding_newlines_and_permissions(project: Path) -> None:
     assert (project / "latin.py").read_bytes() == fixed.encode("latin-1")
     assert stat.S_IMODE((project / "latin.py").stat().st_mode) == 0o751
     assert (project / "bom.py").read_bytes() == b"\xef\xbb\xbf" + AUTOCAST_FIXED.replace("\n", "\r\n").encode()
+
+
+def test_a_codec_this_python_lacks_is_linted_and_fixed_as_utf8(project: Path) -> None:
+    """``future_fstrings`` is registered by the project's environment, not the linter's (recall audit, FCGF)."""
+    cookie = "# -*- coding: future_fstrings -*-\n# café\n"
+    write_bytes(project, {"a.py": (cookie + AUTOCAST).encode()})
+    assert invoke("check").stdout.startswith("a.py:5:6: TL701 ")
+    result = invoke("fix", "--write")
+    assert (result.exit_code, result.stdout) == (0, "Fixed 1 finding.\n")
+    assert (project / "a.py").read_bytes() == (cookie + AUTOCAST_FIXED).encode()
 
 
 def test_files_without_a_fix_are_never_rewritten(project: Path) -> None:
