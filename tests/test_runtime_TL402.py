@@ -41,6 +41,7 @@ HISTORY: Dict[str, Tuple[str, Callable[[FixtureRun], int]]] = {
     "bad_same_attribute_two_classes": ("regression", lambda run: len(run.result["log"].values)),
     "bad_step_count_loop_recorder": ("lstm", lambda run: len(run.result["recorder"].rates)),
     "bad_unpacked_histories": ("lstm", lambda run: len(run.result["batches_seen"])),
+    "bad_single_step_loop": ("lstm", lambda run: len(run.result["grad_norms"])),
 }
 
 

@@ -379,12 +379,13 @@ class Features:
             self._history_attributes.update(t.attr for t in targets if _is_self_attribute(t))
 
     def _appended(self, receiver: ast.AST, here: "_Place", local_loops: int) -> None:
-        """Mirror TL402: an append to ``self.x``/``self.x[k]``, or to a name inside two loops of its own function."""
+        """Mirror TL402: an append to ``self.x``/``self.x[k]``, or to a name inside two loops of its own function,
+        or inside one that counts the steps of a run (TL402's ``_counts_the_run``, mirrored wider)."""
         if isinstance(receiver, ast.Subscript):
             receiver = receiver.value
         if _is_self_attribute(receiver):
             self._appended_attributes.setdefault(receiver.attr, []).append(here)  # type: ignore[attr-defined]
-        elif isinstance(receiver, ast.Name) and local_loops >= 2:
+        elif isinstance(receiver, ast.Name) and (local_loops >= 2 or (local_loops == 1 and _may_count_a_run(here.loops[-1]))):
             self._local_appends.append(here)
 
     def _may_build_optimizer(self, func: ast.AST) -> bool:
@@ -625,6 +626,14 @@ def _sets_eval_mode(call: ast.Call) -> bool:
     if call.func.attr == "eval":  # type: ignore[attr-defined]
         return not arguments
     return any(isinstance(a, ast.Constant) and a.value is False for a in arguments)
+
+
+def _may_count_a_run(loop: ast.AST) -> bool:
+    """Mirror TL402's ``_counts_the_run``, wider: a ``while``, or a ``for`` over any ``range(...)`` call."""
+    if isinstance(loop, ast.While):
+        return True
+    iterated = getattr(loop, "iter", None)
+    return isinstance(iterated, ast.Call) and _last_name(iterated.func) == "range"
 
 
 def _history_shaped(value: ast.AST) -> bool:

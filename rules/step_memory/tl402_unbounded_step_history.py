@@ -40,6 +40,7 @@ LEFT_TO_OTHERS = frozenset(
 STEP_LIMIT = re.compile(r"^(num|max|total|n)_?(training|train_steps|steps?|iters?|iterations?|batches|updates)$")
 COUNT_LIMIT = re.compile(r"^max_|_limit$|^limit$", re.IGNORECASE)  # ``max_images``: with a counter incremented here
 STEP_BUDGET = re.compile(r"^num_(training|iter|iters|iterations)$")  # an object that lives for that many steps
+SHORT_RUN = 1000  # steps: a literal ``range`` shorter than this is a demonstration, not a run that grows
 STOP_FLAGS = frozenset({"should_stop", "stop_training"})
 NUMBER_METHODS = frozenset({"item", "__float__"})
 # Methods that copy a tensor without changing its shape: on a scalar loss their result is one value.
@@ -314,13 +315,17 @@ class UnboundedStepHistory(Rule):
         return any(isinstance(t, cst.Attribute) and _is_self(t.value) and STEP_BUDGET.match(t.attr.value) for t in targets)
 
     def _local_growth(self, history: History) -> List[cst.Call]:
-        """Appends of detached tensors or dicts, per step, to a local list bound once before the epoch loop around them."""
+        """Appends of detached tensors or dicts, per step, to a local list bound once before the loop that runs the
+        whole run: an epoch loop around the step loop, or one step loop that counts steps, not a pass over data
+        (fixtures/TL402_unbounded_step_history/bad_single_step_loop.py)."""
         loops_of = {call: self._loops_around(call) for call in history.appends}
         training = self.facts.fact(TrainingLoops)
         candidates = [
             (c, loops)
             for c, loops in loops_of.items()
-            if len(loops) >= 2 and training.in_training_loop(c) and not self._once_per_loop(c)
+            if (len(loops) >= 2 or (len(loops) == 1 and self._device_tensor_per_counted_step(c, loops[0])))
+            and training.in_training_loop(c)
+            and not self._once_per_loop(c)
         ]
         if not candidates:
             return []
@@ -338,6 +343,16 @@ class UnboundedStepHistory(Rule):
         if growing:
             history.inits = [value]
         return growing
+
+    def _device_tensor_per_counted_step(self, call: cst.Call, loop: cst.CSTNode) -> bool:
+        """One loop around the append, counting the steps of the run, and a device tensor appended.
+
+        A single loop may be a full-batch epoch loop (one step per epoch, a few hundred in all): what it
+        keeps on the host, a number or a NumPy scalar, costs nothing worth a change
+        (fixtures/TL402_unbounded_step_history/ok_single_pass_lists.py); a device tensor per step holds
+        accelerator memory for the whole run.
+        """
+        return _counts_the_run(loop) and self._element(call.args[0].value) == "device tensor"
 
     def _once_per_loop(self, call: cst.Call) -> bool:
         """Under ``if t == 0:`` (or ``epoch == num_epochs - 1``), ``t`` counting a loop around: one append per
@@ -586,6 +601,25 @@ class UnboundedStepHistory(Rule):
         """Returned or placed in a literal (``{"norms": self.norms}``): export a list, as the original did."""
         parent = self.facts.parent(use)
         return isinstance(parent, (cst.Return, cst.Element, cst.DictElement)) and getattr(parent, "value", None) is use
+
+
+def _counts_the_run(loop: cst.CSTNode) -> bool:
+    """A ``while`` loop, or ``for`` over ``range(...)`` of a step count: the steps of a whole run.
+
+    One loop over a loader, or over ``range(len(loader))``, is one pass over the data: a list it fills
+    (predictions, per-batch metrics) is bounded by the data set; one over ``range(100)`` holds at most
+    its literal, below :data:`SHORT_RUN` a demonstration's few values
+    (fixtures/TL402_unbounded_step_history/ok_single_pass_lists.py).
+    """
+    if isinstance(loop, cst.While):
+        return True
+    if not (isinstance(loop, cst.For) and isinstance(loop.iter, cst.Call) and dotted(loop.iter.func) == "range"):
+        return False
+    bounds = [argument.value for argument in loop.iter.args]
+    if not bounds or any(isinstance(bound, cst.Call) and dotted(bound.func) == "len" for bound in bounds):
+        return False
+    stop = bounds[0] if len(bounds) == 1 else bounds[1]
+    return not (isinstance(stop, cst.Integer) and int(stop.value, 0) < SHORT_RUN)
 
 
 def _counters(loop: cst.For) -> List[cst.Name]:
