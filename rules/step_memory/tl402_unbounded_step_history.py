@@ -74,7 +74,10 @@ class UnboundedStepHistory(Rule):
     that runs per step (inside a training loop, in a method called from
     one, in `*step*`, `on_*batch*` and `log_step` hooks, and in
     `log`/`update` methods of a module that trains), or a local list of
-    tensors or dicts created before the epoch loop and appended per step
+    tensors or dicts created before the epoch loop and appended per step,
+    or a local list that keeps a device tensor per step of one loop counting
+    the run's steps (`while`, `for step in range(max_iters)`: not one pass
+    over a loader, `range(len(...))`, nor a literal range under 1000)
     (a local list of losses that still hold their graph is TL401's finding,
     not this rule's: once TL401's fix detaches them, the list holds numbers).
     A getter is no hook: `def step(self): return (self.epoch, self.iter)`
