@@ -65,7 +65,7 @@ _CUDA_TENSOR_TYPE = re.compile(r"cuda\.[A-Z][a-z]*Tensor\b")
 # A tensor created as floating point (TL302): float tensor types, ``torch.Tensor(``, ``from_numpy``,
 # a float cast, or a float dtype given to a factory or ``.to(``.
 _FLOAT_TENSOR = re.compile(
-    r"(?:Float|Double|Half|BFloat16)Tensor|\bTensor\(|from_numpy|\.(?:float|double|half|bfloat16)\(\)"
+    r"(?:Float|Double|Half|BFloat16)Tensor|\bTensor\(|from_numpy|\.(?:float|double|half|bfloat16)\(\)|\b(?:zeros|ones|empty)\("
     r"|dtype\s*=\s*[\w.]*(?:float|double|half)|\.(?:to|type)\([^)]*(?:float|double|half)"
 )
 # ...and a place that takes indices: an embedding, ``input_ids``/``labels``, an index loss. A Python list's

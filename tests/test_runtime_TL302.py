@@ -29,6 +29,8 @@ SYMPTOM = {
     "bad_cross_entropy_float_targets.py": TARGET,
     "bad_tokenizer_ids_as_float.py": EMBEDDING,
     "bad_dataset_item_float_ids.py": EMBEDDING,
+    "bad_zero_padded_ids.py": EMBEDDING,
+    "bad_helper_returns_float_ids.py": EMBEDDING,
 }
 
 

@@ -43,6 +43,7 @@ _FLOAT_CASTS = frozenset({"float", "double", "half", "bfloat16"})
 _FLOAT_MAKERS = frozenset(
     {"FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "Tensor", "from_numpy", "loadtxt", "genfromtxt"}
 )
+_SHAPED_MAKERS = frozenset({"zeros", "ones", "empty"})  # mirror TL302's SHAPED_FACTORIES
 _FLOAT_WORD = re.compile(r"float|double|half|single")
 _INDEX_SINKS = frozenset({"Embedding", "EmbeddingBag", "embedding", "embedding_bag", "cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss"})
 _INDEX_KEYS = frozenset({"input_ids", "labels"})
@@ -51,7 +52,7 @@ _INDEX_MODULES = {"Embedding": 0, "EmbeddingBag": 0, "CrossEntropyLoss": 1, "NLL
 # Where TL302's `_float_source` follows a value: what makes a float tensor (a tensor type, a factory, `from_numpy`:
 # by last name, wider than the rule's qualified names); the casts that end the chain, the calls that keep a dtype and
 # what makes a Python list are the rule's own tables, shared through step_words.
-_FLOAT_SOURCES = frozenset({"tensor", "as_tensor", "asarray", "from_numpy"})
+_FLOAT_SOURCES = frozenset({"tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty"})
 # Mirror rules/batches/batch_keys.py's MODEL_NAME: what TL301 takes for a model when no class of the module says so.
 _MODEL_LIKE = re.compile(r"model|net", re.IGNORECASE)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -330,6 +331,8 @@ class Features:
         name = _last_name(call.func)
         if (name in _FLOAT_CASTS and not call.args) or name in _FLOAT_MAKERS:
             self.creates_float = True
+        elif name in _SHAPED_MAKERS and not any(k.arg == "dtype" for k in call.keywords):
+            self.creates_float = True  # `torch.zeros(n, length)`: the default dtype, float32
         elif name in ("to", "type", "astype") and any(_FLOAT_WORD.search(ast.dump(a)) for a in call.args):
             self.creates_float = True
         if isinstance(call.func, (ast.Name, ast.Attribute)) and call.args:
@@ -444,8 +447,8 @@ class Features:
             elif isinstance(value, ast.Call):
                 func = value.func
                 name = self._aliases.get(func.id, func.id) if isinstance(func, ast.Name) else _last_name(func)
-                if name in _FLOAT_SOURCES or name.endswith("Tensor"):
-                    return True
+                if name in _FLOAT_SOURCES or name.endswith("Tensor") or name in self._names:
+                    return True  # a function defined here: TL302 follows what it returns
                 if not isinstance(func, ast.Attribute) or name in INTEGER_METHODS:
                     return False
                 if name in _FLOAT_CASTS or name in ("to", "type"):

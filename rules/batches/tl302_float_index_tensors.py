@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Dict, List, NamedTuple, Optional, Tuple, Union
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -22,6 +22,9 @@ FLOAT_TENSOR_TYPES = frozenset(
     | {"torch.Tensor"}  # ``torch.Tensor(data)`` is the float32 constructor
 )
 TENSOR_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor", "torch.asarray"})
+# Creators of a tensor of the default (floating-point) dtype from its shape, filled in afterwards: a batch of token
+# ids padded with ``torch.zeros(n, length)`` (fixtures/TL302_float_index_tensors/bad_zero_padded_ids.py).
+SHAPED_FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.empty"})
 FLOAT_DTYPES = frozenset(
     {"float", "float16", "float32", "float64", "half", "double", "bfloat16", "single", "float_", "FloatTensor", "DoubleTensor", "HalfTensor"}
 )
@@ -107,7 +110,10 @@ class FloatIndexTensors(Rule):
     Float labels are not reported where the module configures a Hugging
     Face regression or multi-label head (`num_labels=1`,
     `problem_type="regression"`), nor cross-entropy targets made as class
-    probabilities (`one_hot(...).float()`, `softmax`).
+    probabilities (`one_hot(...).float()`, `softmax`, or a `torch.zeros`
+    filled in as a multi-hot target). A tensor made from its shape
+    (`torch.zeros(n, length)`) and filled with token ids is reported where
+    an embedding takes it.
 
     ## Evidence
     `fixtures/TL302_float_index_tensors/` and `tests/test_runtime_TL302.py`:
@@ -127,8 +133,8 @@ class FloatIndexTensors(Rule):
             source = self._float_source(use.value, (), 0)
             if source is None or source in reported:
                 continue
-            if use.probabilities_allowed and _makes_probabilities(source):
-                continue
+            if use.probabilities_allowed and (_makes_probabilities(source) or self._shaped(source)):
+                continue  # `labels = torch.zeros(n, classes); labels[i, c] = 1`: a multi-hot target, not indices
             reported[source] = use
         for source, use in reported.items():
             self._report(source, use)
@@ -325,8 +331,13 @@ class FloatIndexTensors(Rule):
             return call if data is not None and self._numpy_float(data, depth + 1) else None
         if qualified == "torch.from_numpy":
             return call if call.args and self._numpy_float(call.args[0].value, depth + 1) else None
-        if not isinstance(call.func, cst.Attribute):
-            return None
+        if qualified in SHAPED_FACTORIES:
+            dtype = passed_argument(call, "dtype")
+            return call if dtype is None or self._dtype_is_float(dtype) else None
+        if not isinstance(call.func, cst.Attribute) or not qualified.startswith("torch."):
+            returned = self._returned_source(call, path, depth)
+            if returned is not None or not isinstance(call.func, cst.Attribute):
+                return returned
         method = call.func.attr.value
         if method in FLOAT_METHODS:
             return call
@@ -338,6 +349,21 @@ class FloatIndexTensors(Rule):
                 return call if self._dtype_is_float(dtype) else None
         if method in DTYPE_KEEPING:
             return self._float_source(call.func.value, path, depth + 1)
+        return None
+
+    def _shaped(self, source: cst.Call) -> bool:
+        return (self.facts.qualified_name(source.func) or "") in SHAPED_FACTORIES
+
+    def _returned_source(self, call: cst.Call, path: Path, depth: int) -> Optional[cst.Call]:
+        """A same-module function's call: the first float source among what its ``return`` statements give
+        (``ids = batchify(seqs)``, fixtures/TL302_float_index_tensors/bad_helper_returns_float_ids.py)."""
+        for function in self.names.callees(call):
+            if not isinstance(function, cst.FunctionDef) or function.name.value == "__init__":
+                continue
+            for returned in self.names.returns(function):
+                source = self._float_source(returned, path, depth + 1)
+                if source is not None:
+                    return source
         return None
 
     def _iterated_source(self, iterable: cst.BaseExpression, path: Path, depth: int) -> Optional[cst.Call]:
@@ -434,6 +460,15 @@ class FloatIndexTensors(Rule):
                 data = source.func.value  # type: ignore[attr-defined]
         elif qualified == "torch.from_numpy":
             replacement = cst.parse_expression(f"{self.facts.code(source)}.long()")
+        elif qualified in SHAPED_FACTORIES:
+            dtype_arg = next((a for a in source.args if a.keyword is not None and a.keyword.value == "dtype"), None)
+            long_dtype = cst.parse_expression(f"{torch}.long")
+            if dtype_arg is not None:
+                replacement = source.deep_replace(dtype_arg.value, long_dtype)
+            else:
+                keyword = cst.Arg(long_dtype, keyword=cst.Name("dtype"), equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
+                replacement = source.with_changes(args=[*_with_trailing_comma(source.args), keyword])
+            data = None  # what fills the tensor is written elsewhere: a float written there would be truncated
         elif isinstance(source.func, cst.Attribute) and source.func.attr.value in FLOAT_METHODS:
             replacement = source.with_changes(func=source.func.with_changes(attr=cst.Name("long")))
             data = source.func.value
@@ -469,6 +504,15 @@ class FloatIndexTensors(Rule):
         if method in ("array", "asarray", "list") and expr.args:
             return self._integral_by_construction(expr.args[0].value, depth + 1)
         return False
+
+
+def _with_trailing_comma(args: Sequence[cst.Arg]) -> List[cst.Arg]:
+    """``args`` ready for one more argument after them: the last one given a ``, `` separator."""
+    if not args:
+        return []
+    last = args[-1]
+    comma = last.comma if isinstance(last.comma, cst.Comma) else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    return [*args[:-1], last.with_changes(comma=comma)]
 
 
 def _single_index(subscript: cst.Subscript) -> Optional[cst.BaseExpression]:
