@@ -42,6 +42,7 @@ HISTORY: Dict[str, Tuple[str, Callable[[FixtureRun], int]]] = {
     "bad_step_count_loop_recorder": ("lstm", lambda run: len(run.result["recorder"].rates)),
     "bad_unpacked_histories": ("lstm", lambda run: len(run.result["batches_seen"])),
     "bad_single_step_loop": ("lstm", lambda run: len(run.result["grad_norms"])),
+    "bad_module_level_history": ("lstm", lambda run: len(run.result["grad_norms"])),
 }
 
 

@@ -145,6 +145,8 @@ class Features:
         self._loop_backward: Set[ast.AST] = set()  # ... with a backward of their own
         self._accumulations: List[Tuple[_Place, ast.AST]] = []  # a sum, store or append, and the value kept
         self._local_appends: List[_Place] = []  # `xs.append(v)` two loops deep in its function: maybe a local history
+        self._appends_in_functions: List[Tuple[str, _Place]] = []  # `xs.append(v)` in a function: xs may be global
+        self._module_lists: Set[str] = set()  # names a module-level statement binds to a history-shaped value
         self._history_attributes: Set[str] = set()  # `self.x = []` (or a dict of lists) in an `__init__`
         self._appended_attributes: Dict[str, List[_Place]] = {}
         self._mode_calls: List[Tuple[ast.AST, Tuple[int, ...], Tuple[int, int]]] = []  # `m.eval()`: call, enclosing functions, position
@@ -360,6 +362,8 @@ class Features:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]  # type: ignore[attr-defined]
         if value is None:
             return
+        if not here.functions:
+            self._module_lists.update(_history_targets(targets, value))
         for target in targets:
             if isinstance(target, ast.Name):
                 self._plain_values.setdefault(target.id, []).append(value)
@@ -388,8 +392,11 @@ class Features:
             receiver = receiver.value
         if _is_self_attribute(receiver):
             self._appended_attributes.setdefault(receiver.attr, []).append(here)  # type: ignore[attr-defined]
-        elif isinstance(receiver, ast.Name) and (local_loops >= 2 or (local_loops == 1 and _may_count_a_run(here.loops[-1]))):
-            self._local_appends.append(here)
+        elif isinstance(receiver, ast.Name):
+            if local_loops >= 2 or (local_loops == 1 and _may_count_a_run(here.loops[-1])):
+                self._local_appends.append(here)
+            if here.functions:
+                self._appends_in_functions.append((receiver.id, here))  # maybe a module-level list
 
     def _may_build_optimizer(self, func: ast.AST) -> bool:
         """A callee whose qualified name may start with ``torch.optim.``: its dotted text names ``optim``, or its
@@ -495,7 +502,9 @@ class Features:
         histories = [p for name in self._history_attributes for p in self._appended_attributes.get(name, ())]
         # a local history grows in a training loop itself (TL402's `_local_growth`), not merely in per-step code
         in_training_loop = (p for p in self._local_appends if any(loop in training_loops for loop in p.loops))
-        self.grows_history_per_step = any(map(in_step, histories)) or any(in_training_loop)
+        # a module-level list that per-step code of a function appends to (TL402's `_grows_per_step`)
+        global_appends = (place for name, place in self._appends_in_functions if name in self._module_lists)
+        self.grows_history_per_step = any(map(in_step, histories)) or any(in_training_loop) or any(map(in_step, global_appends))
         self.loop_may_miss_zero_grad = any(map(self._may_miss_zero_grad, backward_loops))
         self.evaluates = any(self._may_evaluate(*loop) for loop in self._loops_for_eval)
         called = self._called | {self._aliases[name] for name in self._called & self._aliases.keys()}
@@ -637,6 +646,19 @@ def _may_count_a_run(loop: ast.AST) -> bool:
         return True
     iterated = getattr(loop, "iter", None)
     return isinstance(iterated, ast.Call) and _last_name(iterated.func) == "range"
+
+
+def _history_targets(targets: List[ast.AST], value: ast.AST) -> List[str]:
+    """The names a module-level assignment may bind to a history-shaped value: ``xs = []``, and, wider than
+    TL402's pairing, every name of ``a, b = [], 0`` where some element of the value is one."""
+    names: List[str] = []
+    for target in targets:
+        if isinstance(target, ast.Name) and _history_shaped(value):
+            names.append(target.id)
+        elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)):
+            if any(map(_history_shaped, value.elts)):
+                names.extend(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    return names
 
 
 def _history_shaped(value: ast.AST) -> bool:

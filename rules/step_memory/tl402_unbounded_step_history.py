@@ -12,7 +12,7 @@ import libcst as cst
 from trainlint.analysis import ModuleFacts, dotted
 from trainlint.analysis.classes import enclosing_class, inherits_unseen_code
 from trainlint.analysis.graph_values import GraphKind, GraphValues, is_store_target
-from trainlint.analysis.names import Names
+from trainlint.analysis.names import Binding, Names
 from trainlint.analysis.steps import StepMethods, TrainingLoops, enclosing_function
 from trainlint.analysis.walk import walk
 from trainlint.diagnostics import Applicability
@@ -77,7 +77,9 @@ class UnboundedStepHistory(Rule):
     tensors or dicts created before the epoch loop and appended per step,
     or a local list that keeps a device tensor per step of one loop counting
     the run's steps (`while`, `for step in range(max_iters)`: not one pass
-    over a loader, `range(len(...))`, nor a literal range under 1000)
+    over a loader, `range(len(...))`, nor a literal range under 1000), or a
+    module-level list that a function appends to per step (in its training
+    loop, or as a step function called from one)
     (a local list of losses that still hold their graph is TL401's finding,
     not this rule's: once TL401's fix detaches them, the list holds numbers).
     A getter is no hook: `def step(self): return (self.epoch, self.iter)`
@@ -143,8 +145,10 @@ class UnboundedStepHistory(Rule):
     same per key (`list(self.h["loss"])[-10:]`).
 
     The fix is safe only where no behaviour can change: the history is a
-    local list or a private attribute (`self._norms`, which other modules
-    are not meant to read), and nothing in the module reads it whole: only
+    function's local list, or a private attribute or module-level name
+    (`self._norms`, `_norms`, which other modules are not meant to read;
+    `from train import norms` may read a public one), and nothing in the
+    module reads it whole: only
     appends, trims, its last entries (`x[-1]`) and emptiness tests. Any
     statistic over it (`len`, `sum`, iteration, NumPy, `x[0]`, slices,
     `==`, serialisation) then covers only the last N entries, and a public
@@ -245,7 +249,14 @@ class UnboundedStepHistory(Rule):
         return None if owner is None else (self._families[owner], expression.attr.value)
 
     def _local_key(self, name: cst.Name) -> Key:
-        return (enclosing_function(self.facts, name) or self.facts.module, name.value)
+        """``(scope, name)``: the function the name is local to, or the module for a module-level name,
+        also where a function reads it as a global (every binding reaching it is the module's)."""
+        function = enclosing_function(self.facts, name)
+        if function is not None:
+            reaching = self.facts.fact(Names).reaching(name)
+            if not reaching or any(binding.scope is not self.facts.module for binding in reaching):
+                return (function, name.value)
+        return (self.facts.module, name.value)
 
     def _appended(self, call: cst.Call, receiver: cst.BaseExpression) -> None:
         if isinstance(receiver, cst.Attribute):
@@ -318,34 +329,47 @@ class UnboundedStepHistory(Rule):
         return any(isinstance(t, cst.Attribute) and _is_self(t.value) and STEP_BUDGET.match(t.attr.value) for t in targets)
 
     def _local_growth(self, history: History) -> List[cst.Call]:
-        """Appends of detached tensors or dicts, per step, to a local list bound once before the loop that runs the
-        whole run: an epoch loop around the step loop, or one step loop that counts steps, not a pass over data
-        (fixtures/TL402_unbounded_step_history/bad_single_step_loop.py)."""
-        loops_of = {call: self._loops_around(call) for call in history.appends}
-        training = self.facts.fact(TrainingLoops)
-        candidates = [
-            (c, loops)
-            for c, loops in loops_of.items()
-            if (len(loops) >= 2 or (len(loops) == 1 and self._device_tensor_per_counted_step(c, loops[0])))
-            and training.in_training_loop(c)
-            and not self._once_per_loop(c)
-        ]
-        if not candidates:
-            return []
-        graph = self.facts.fact(GraphValues)
-        bindings = graph.bindings(graph.scope_of(history.appends[0]), history.name)
+        """Appends of detached tensors or dicts, per step, to a list bound once: a local one before the loop
+        that runs the whole run (an epoch loop around the step loop, or one step loop that counts steps, not
+        a pass over data: fixtures/TL402_unbounded_step_history/bad_single_step_loop.py), or a module-level
+        one that per-step code of a function appends to (it lives as long as the process:
+        fixtures/TL402_unbounded_step_history/bad_module_level_history.py)."""
+        scope = history.key[0]
+        bindings = self.facts.fact(GraphValues).bindings(scope, history.name)
         init = bindings[0] if len(bindings) == 1 and bindings[0].assigns else None  # else rebound: reset per epoch
         value = self.facts.fact(Names).bound_value(init) if init is not None else None  # `seen, kept = [], []` too
         if init is None or value is None or _history_shape(value) != "list":
             return []
         growing = [
             call
-            for call, loops in candidates
-            if graph.precedes(init.statement, loops[-1]) and self._element(call.args[0].value) not in LEFT_TO_OTHERS
+            for call in history.appends
+            if self._grows_per_step(call, scope, init) and self._element(call.args[0].value) not in LEFT_TO_OTHERS
         ]
         if growing:
             history.inits = [value]
         return growing
+
+    def _grows_per_step(self, call: cst.Call, scope: cst.CSTNode, init: Binding) -> bool:
+        """Whether ``call`` appends every step of the run to the list ``init`` binds in ``scope``."""
+        function = enclosing_function(self.facts, call)
+        loops = self._loops_around(call)
+        if function not in (scope, None):  # a function filling a module-level list
+            if loops or self._has_own_training_loop(function):  # per step only inside that loop, not after it
+                return self.facts.fact(TrainingLoops).in_training_loop(call) and not self._once_per_loop(call)
+            return self._runs_every_step(call)
+        counted = len(loops) >= 2 or (len(loops) == 1 and self._device_tensor_per_counted_step(call, loops[0]))
+        return (
+            counted
+            and self.facts.fact(TrainingLoops).in_training_loop(call)
+            and not self._once_per_loop(call)
+            and self.facts.fact(GraphValues).precedes(init.statement, loops[-1])
+        )
+
+    def _has_own_training_loop(self, function: cst.CSTNode) -> bool:
+        """``function`` runs a training loop itself: what it does outside that loop runs once per call, per epoch
+        (fixtures/TL402_unbounded_step_history/ok_module_level_lists.py, ``train_epoch``)."""
+        graph = self.facts.fact(GraphValues)
+        return any(loop.is_training and graph.contains(function, loop.node) for loop in self.facts.fact(TrainingLoops).loops)
 
     def _device_tensor_per_counted_step(self, call: cst.Call, loop: cst.CSTNode) -> bool:
         """One loop around the append, counting the steps of the run, and a device tensor appended.
@@ -499,7 +523,9 @@ class UnboundedStepHistory(Rule):
             if verdict == LIST_COPY or (verdict == UNCERTAIN and self._copy_helps(use)):
                 replacements.update(self._list_copy(use))
         title = f"Keep the last {maxlen} values: `{deque}(maxlen={maxlen})`"
-        public = history.attribute is not None and not history.attribute.startswith("_")
+        public = not history.name.split(".")[-1].startswith("_") and (
+            history.attribute is not None or history.key[0] is self.facts.module
+        )  # an attribute, or a module-level name another module may import
         whole = [use for use in uses if _reads_whole_history(self.facts, use)]
         if public or whole or any(v == UNCERTAIN for _, v in verdicts):
             seen_by = "code in other modules" if public and not whole else f"`{self.facts.code(whole[0])}`" if whole else "its readers"
@@ -526,8 +552,8 @@ class UnboundedStepHistory(Rule):
             found = graph.references(self.facts.module, attribute=history.attribute)
             found = [use for use in found if self._attribute_key(use) in (None, history.key)]
         else:
-            scope = graph.scope_of(history.appends[0])
-            found = [use for use in graph.references(scope, name=history.name) if graph.scope_of(use) is scope]
+            scope = history.key[0]
+            found = [use for use in graph.references(scope, name=history.name) if self._local_key(use) == history.key]
         receivers = {call.func.value for call in history.appends}  # type: ignore[attr-defined]
         appended = [use for use in found if use in receivers or (history.of_lists and self._one_list(use) in receivers)]
         return [use for use in found if use not in appended and not is_store_target(self.facts, use)]
