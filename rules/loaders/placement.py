@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Dict, Iterable, List, Mapping, Optional, Seque
 import libcst as cst
 
 from trainlint.analysis import walk
+from trainlint.analysis.devices import TORCH_DEVICE_MAKERS
 from trainlint.analysis.imports import dotted
 from trainlint.analysis.names import (
     ASSIGN, AUGMENTED, COMPREHENSION, COMPREHENSIONS, DEF, FOR, PARAMETER, WITH, Binding, Names, passed_argument,
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
 
 STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+MAX_DEVICE_DEPTH = 8  # names followed to the torch.device they hold (`device = dev = torch.device(...)`)
 
 DATALOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 # DataLoader's leading positional parameters, in order.
@@ -1087,19 +1089,28 @@ class CpuDatasetFix:
             for a in self.facts.ancestors(node)
         )
 
-    def _is_torch_device(self, device: cst.BaseExpression) -> bool:
-        """A name bound only to ``torch.device(...)`` or a parameter annotated ``torch.device``: ``.type`` works on it."""
+    def _is_torch_device(self, device: Optional[cst.BaseExpression], depth: int = 0) -> bool:
+        """Surely a ``torch.device``, so that ``.type`` works on it as ``torch.device(x).type`` does: a call of
+        ``torch.device`` or ``torch.accelerator.current_accelerator()``, a conditional between two such, a
+        name bound only to one, a parameter annotated ``torch.device``. A parameter's call sites are not
+        followed: a caller in another module may pass a string."""
+        if depth > MAX_DEVICE_DEPTH:
+            return False
+        if isinstance(device, cst.Call):
+            return self.facts.qualified_name(device.func) in TORCH_DEVICE_MAKERS
+        if isinstance(device, cst.IfExp):
+            return self._is_torch_device(device.body, depth + 1) and self._is_torch_device(device.orelse, depth + 1)
         if not isinstance(device, (cst.Name, cst.Attribute)):
             return False
         bindings = self.placement.bindings(device)
-        return bool(bindings) and all(self._makes_torch_device(b) for b in bindings)
+        return bool(bindings) and all(self._makes_torch_device(b, depth + 1) for b in bindings)
 
-    def _makes_torch_device(self, binding: Binding) -> bool:
+    def _makes_torch_device(self, binding: Binding, depth: int) -> bool:
         if binding.kind == PARAMETER:
             annotation = binding.node.annotation  # type: ignore[attr-defined]
             return annotation is not None and self.facts.qualified_name(annotation.annotation) == "torch.device"
         value, path = self.placement.held(binding)
-        return isinstance(value, cst.Call) and not path and self.facts.qualified_name(value.func) == "torch.device"
+        return not path and self._is_torch_device(value, depth)
 
     # -- where the device expression is valid --------------------------------------------
 

@@ -68,6 +68,8 @@ DATA_PIPELINE_DEVICE = re.compile(
 SCOPE_DEVICE_NAMES = ("device_type", "device", "_device", "DEVICE")
 DEVICE_TYPE_NAMES = ("device_type",)
 SELF_DEVICE_ATTRIBUTES = ("device_type", "device", "_device")
+# Calls that return a ``torch.device`` (or raise): on their result ``.type`` is the device type.
+TORCH_DEVICE_MAKERS = frozenset({"torch.device", "torch.accelerator.current_accelerator"})
 CUDA_CHECK_CALLS = frozenset({"torch.cuda.is_available", "torch.cuda.device_count", "torch.cuda.is_bf16_supported"})
 EXIT_CALLS = frozenset({"sys.exit", "exit", "quit", "pytest.skip", "pytest.exit", "self.skipTest"})
 SKIP_DECORATORS = {"skipif": False, "skipIf": False, "skipUnless": True}  # runs when its condition is ...
@@ -850,7 +852,7 @@ class DeviceScopes:
             return DeviceKind.TYPE_STRING  # device.type, torch.device(x).type
         if isinstance(value, cst.Attribute) and value.attr.value == "device" and self._holds_torch_device(value.value):
             return DeviceKind.TORCH_DEVICE
-        if isinstance(value, cst.Call) and self.facts.qualified_name(value.func) == "torch.device":
+        if isinstance(value, cst.Call) and self.facts.qualified_name(value.func) in TORCH_DEVICE_MAKERS:
             return DeviceKind.TORCH_DEVICE
         if isinstance(value, cst.Call):
             return self._returned_kind(self._names.resolve_callable(value.func), seen)
