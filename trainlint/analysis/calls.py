@@ -5,10 +5,15 @@ batch)`` inside the loop over the loader), so "this loop trains" and "this
 function runs once per step" both need to see through same-module calls.
 
 Callees are matched by name, the linter seeing one file and no types:
-``self.update_losses(...)`` and ``meter.update_losses(...)`` reach every
-method ``update_losses`` of the module, ``reset(...)`` every module-level
-function ``reset`` (a plain call never reaches a method: ``set(keys)`` is
-not ``Metrics.set``).
+``meter.update_losses(...)`` reaches every method ``update_losses`` of the
+module, ``reset(...)`` every module-level function ``reset`` (a plain call
+never reaches a method: ``set(keys)`` is not ``Metrics.set``). A call on
+``self`` or ``cls`` in a method of a class of the module is dispatched
+instead: the method that class has or inherits (``Names.resolve_callable``)
+and each override in its same-module subclasses, not a method of the same
+name in an unrelated class (DomainBed's ``Mixup.update`` calls
+``self.predict``, which is ``ERM.predict``, not ``ERMPlusPlus.predict``;
+fixtures/TL404_eval_without_no_grad/ok_self_method_of_another_class.py).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Optional, Set
 import libcst as cst
 
 from trainlint.analysis.imports import dotted
+from trainlint.analysis.names import Names
 from trainlint.step_words import BACKWARD_METHODS, OPTIMIZER_NAME
 
 if TYPE_CHECKING:
@@ -67,19 +73,24 @@ def callee(call: cst.Call) -> Optional[Callee]:
 
 
 class CallGraph:
-    """Every function definition, the callees each one names, and the ones that train.
+    """Every function definition, the calls each one makes, and the ones that train.
 
     Built from ``facts.parents``, which lists every node after its parent:
     cheaper than another LibCST traversal of the module.
     """
 
     def __init__(self, facts: "ModuleFacts") -> None:
+        self.facts = facts
         self.functions: List[cst.FunctionDef] = []
         self.methods: Set[cst.FunctionDef] = set()
-        self.callees: Dict[cst.FunctionDef, Set[Callee]] = {}
+        self.calls_in: Dict[cst.FunctionDef, List[cst.Call]] = {}
         self._stepping: Set[cst.FunctionDef] = set()  # functions with a training call of their own
         self._steps_outside_loops: Set[cst.FunctionDef] = set()  # ... that runs once per call
-        self._callees_outside_loops: Dict[cst.FunctionDef, Set[Callee]] = {}
+        self._calls_outside_loops: Dict[cst.FunctionDef, List[cst.Call]] = {}
+        self._function_of_call: Dict[cst.Call, cst.FunctionDef] = {}
+        self._resolved: Dict[cst.Call, List[cst.FunctionDef]] = {}
+        self._named: Dict[Callee, List[cst.FunctionDef]] = {}
+        self._called_by: Dict[cst.FunctionDef, List[cst.FunctionDef]] = {}
         function_of: Dict[cst.CSTNode, cst.FunctionDef] = {}
         looped: Set[cst.CSTNode] = set()  # nodes inside a loop body of their own function
         loop_bodies: Set[cst.CSTNode] = set()
@@ -94,17 +105,16 @@ class CallGraph:
                 loop_bodies.add(node.body)
             elif kind is cst.FunctionDef:
                 self.functions.append(node)
-                self.callees[node] = set()
-                self._callees_outside_loops[node] = set()
+                self.calls_in[node] = []
+                self._calls_outside_loops[node] = []
                 if isinstance(facts.parent(parent), cst.ClassDef):
                     self.methods.add(node)
             elif kind is cst.Call and function is not None:
-                named = callee(node)
                 in_loop = node in looped
-                if named is not None:
-                    self.callees[function].add(named)
-                    if not in_loop:
-                        self._callees_outside_loops[function].add(named)
+                self._function_of_call[node] = function
+                self.calls_in[function].append(node)
+                if not in_loop:
+                    self._calls_outside_loops[function].append(node)
                 if steps_training(node):
                     self._stepping.add(function)
                     if not in_loop:
@@ -112,12 +122,67 @@ class CallGraph:
 
     def called_by(self, function: cst.FunctionDef) -> List[cst.FunctionDef]:
         """The functions of the module that ``function`` may call."""
-        return self.resolve(self.callees[function])
+        found = self._called_by.get(function)
+        if found is None:
+            found = self._called_by[function] = self.resolve_calls(self.calls_in[function])
+        return found
 
     def resolve(self, callees: Iterable[Callee]) -> List[cst.FunctionDef]:
-        """The functions of the module that calls naming ``callees`` may reach."""
+        """The functions of the module that calls naming ``callees`` may reach, matched by name."""
         wanted = set(callees)
         return [f for f in self.functions if (f.name.value, f in self.methods) in wanted]
+
+    def resolve_call(self, call: cst.Call) -> List[cst.FunctionDef]:
+        """The functions of the module that ``call`` may run: dispatched on ``self``/``cls`` in a method, else by name."""
+        found = self._resolved.get(call)
+        if found is None:
+            dispatched = self._dispatched(call)
+            if dispatched is None:
+                named = callee(call)
+                dispatched = self._by_name(named) if named is not None else []
+            found = self._resolved[call] = dispatched
+        return found
+
+    def resolve_calls(self, calls: Iterable[cst.Call]) -> List[cst.FunctionDef]:
+        """The functions of the module that any of ``calls`` may run, each once."""
+        found: Dict[cst.FunctionDef, None] = {}
+        for call in calls:
+            found.update(dict.fromkeys(self.resolve_call(call)))
+        return list(found)
+
+    def _by_name(self, named: Callee) -> List[cst.FunctionDef]:
+        found = self._named.get(named)
+        if found is None:
+            found = self._named[named] = self.resolve([named])
+        return found
+
+    def _dispatched(self, call: cst.Call) -> Optional[List[cst.FunctionDef]]:
+        """For ``self.m(...)``/``cls.m(...)`` in a method of a class here: ``m`` of that class (own or inherited,
+        or a function stored in ``self.m``) and the overrides of its subclasses here; None for any other call."""
+        func = call.func
+        if not (type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value in ("self", "cls")):
+            return None
+        function = self._function_of_call.get(call)
+        names = self.facts.fact(Names)
+        owner = names.method_class(function)
+        if owner is None:
+            return None
+        found = [d for d in names.resolve_callable(func) if type(d) is cst.FunctionDef]
+        for subclass in self._subclasses.get(owner, ()):
+            override = names.method(subclass, func.attr.value)
+            if override is not None:
+                found.append(override)
+        return list(dict.fromkeys(found))  # type: ignore[arg-type]
+
+    @functools.cached_property
+    def _subclasses(self) -> Dict[cst.ClassDef, List[cst.ClassDef]]:
+        """Each class of the module and the classes of the module that inherit from it."""
+        names = self.facts.fact(Names)
+        found: Dict[cst.ClassDef, List[cst.ClassDef]] = {}
+        for class_def in self.facts.nodes(cst.ClassDef):
+            for base in names.class_hierarchy(class_def)[1:]:  # type: ignore[arg-type]
+                found.setdefault(base, []).append(class_def)  # type: ignore[arg-type]
+        return found
 
     def reachable_from(self, functions: Iterable[cst.FunctionDef]) -> FrozenSet[cst.FunctionDef]:
         """``functions`` and every function they may call, transitively."""
@@ -156,7 +221,7 @@ class CallGraph:
         while changed:
             changed = False
             for function in self.functions:
-                if function not in once and any(f in once for f in self.resolve(self._callees_outside_loops[function])):
+                if function not in once and any(f in once for f in self.resolve_calls(self._calls_outside_loops[function])):
                     once.add(function)
                     changed = True
         return frozenset(once)
@@ -165,5 +230,4 @@ class CallGraph:
         """Whether one of ``calls`` reaches a same-module function that runs one training step per call."""
         if not self._steps_outside_loops:
             return False
-        named = {c for c in map(callee, calls) if c is not None}
-        return any(f in self.functions_stepping_once for f in self.resolve(named))
+        return any(f in self.functions_stepping_once for f in self.resolve_calls(calls))

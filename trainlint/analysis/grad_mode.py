@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Optional, Set
 
 import libcst as cst
 
-from trainlint.analysis.calls import Callee, CallGraph, callee
+from trainlint.analysis.calls import CallGraph
 from trainlint.analysis.imports import dotted
 from trainlint.step_words import GRAD_FREE_HOOK, NO_GRAD_WRAPPER
 
@@ -85,8 +85,7 @@ class GradMode:
         found: Set[cst.FunctionDef] = set()
         pending = [c for c in calls if not self.switched_off_in_its_function(c)]
         while pending:
-            named = callee(pending.pop())
-            for function in graph.resolve([named]) if named is not None else ():
+            for function in graph.resolve_call(pending.pop()):
                 if function not in found:
                     found.add(function)
                     pending.extend(c for c in self._calls_in.get(function, ()) if not self.switched_off_in_its_function(c))
@@ -143,17 +142,12 @@ class GradMode:
 
     @functools.cached_property
     def _call_sites(self) -> Dict[cst.FunctionDef, List[cst.Call]]:
-        """The calls of this module that may run each function (matched by name, as ``CallGraph`` does)."""
+        """The calls of this module that may run each function (as ``CallGraph`` resolves them)."""
         graph = self.facts.fact(CallGraph)
-        by_name: Dict[Callee, List[cst.Call]] = {}
-        for call in self.facts.nodes(cst.Call):
-            named = callee(call)
-            if named is not None:
-                by_name.setdefault(named, []).append(call)
         sites: Dict[cst.FunctionDef, List[cst.Call]] = {}
-        for named, calls in by_name.items():
-            for function in graph.resolve([named]):
-                sites.setdefault(function, []).extend(calls)
+        for call in self.facts.nodes(cst.Call):
+            for function in graph.resolve_call(call):  # type: ignore[arg-type]
+                sites.setdefault(function, []).append(call)  # type: ignore[arg-type]
         return sites
 
 

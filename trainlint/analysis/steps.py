@@ -157,8 +157,7 @@ class Loops:
         found = self._reached.get(loop)
         if found is None:
             graph = self.facts.fact(CallGraph)
-            named = {c for c in map(callee, self.body_nodes(loop, (cst.Call,))) if c is not None}
-            found = self._reached[loop] = graph.reachable_from(graph.resolve(named))
+            found = self._reached[loop] = graph.reachable_from(graph.resolve_calls(self.body_nodes(loop, (cst.Call,))))  # type: ignore[arg-type]
         return found
 
     def nodes_in(self, loop: Loop, *kinds: type) -> List[cst.CSTNode]:
@@ -467,7 +466,7 @@ class EvaluationLoops:
                     for call in after:
                         if dotted(call.func) in (model, f"{model}.forward"):  # the model itself, not its helpers
                             found.add(call)
-                        for reached in graph.resolve([callee(call)]) if callee(call) is not None else ():
+                        for reached in graph.resolve_call(call):
                             reached_calls = by_function.get(reached, [])
                             if reached not in seen and not any(_mode_set(c) and dotted(c.func.value) == model for c in reached_calls):  # type: ignore[attr-defined]
                                 seen.add(reached)
