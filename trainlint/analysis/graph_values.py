@@ -231,7 +231,10 @@ class GraphValues:
         """Dotted names whose values flow into a backward call in ``scope``.
 
         ``loss = ce + reg; loss.backward()`` gives ``loss``, ``ce``, ``reg``:
-        summing into one of these builds the loss; it is not a history.
+        summing into one of these builds the loss; it is not a history. A loop
+        target passes the flow on to what the loop iterates: a penalty summed
+        over ``for grad in grads`` backpropagates through ``grads``
+        (fixtures/TL401_undetached_loss_accumulation/ok_gradients_kept_for_a_penalty.py).
         """
         return self._backpropagated.get(scope, frozenset())
 
@@ -240,8 +243,12 @@ class GraphValues:
         flows: Dict[Scope, Set[str]] = {}
         for call, loss in self._differentiated:
             flows.setdefault(self.scope_of(call), set()).update(self.reads(loss))
+        loop_targets = [  # `for grad in grads:` feeds `grads` into whatever the loop computes from `grad`
+            (target, loop.iter) for loop in self.facts.nodes(cst.For) for target in walk(loop.target) if type(target) is cst.Name
+        ]
         for scope, names in flows.items():
             assignments = [(storage_path(t), self.reads(v)) for t, v, _ in self._assignments if self.scope_of(t) is scope]
+            assignments += [(t.value, self.reads(v)) for t, v in loop_targets if self.scope_of(t) is scope]  # type: ignore[attr-defined]
             changed = True
             while changed:
                 changed = False
