@@ -836,15 +836,34 @@ class Names:
         return False
 
     def _enclosing_bindings(self, name: str, scope: Scope, global_only: bool = False) -> Tuple[List[Binding], bool]:
-        """Bindings of ``name`` in the scopes around ``scope``, as a whole (nested code runs at any time)."""
+        """Bindings of ``name`` in the scopes around ``scope``, as a whole (nested code runs at any time), except
+        where every one of them comes before the definition that holds ``scope``: nested code runs only once
+        that definition has run, and then sees the ones that reach it (a notebook that defines ``train_step``
+        again before a ``train_model`` calling it: fixtures/TL401_undetached_loss_accumulation/
+        ok_step_function_redefined.py)."""
         for outer in self._enclosing_scopes(scope) if not global_only else (self.module,):
             declared = self._declared.get((outer, name))
             if declared is not None and declared.kind == GLOBAL:
                 outer = self.module
             local = self._bindings.get(outer, {}).get(name)
             if local:
+                definition = self._definition_in(outer, scope)
+                if definition is not None and all(self._position(b) < self._order[definition] for b in local):
+                    found = self._flow(definition, outer, local)[0]
+                    if found:
+                        return self._whole(found)  # bound as surely as before: nested code runs at any time after
                 return self._whole(local)
         return [], False
+
+    def _definition_in(self, outer: Scope, scope: Scope) -> Optional[cst.CSTNode]:
+        """The ``def``, ``lambda`` or ``class`` directly in ``outer`` that ``scope`` is, or is nested in."""
+        current: Optional[Scope] = scope
+        while current is not None and current is not outer:
+            parent = self.parent_scope(current)
+            if parent is outer:
+                return current if current in self._order else None
+            current = parent
+        return None
 
     def _attribute_reaching(self, node: cst.Attribute) -> List[Binding]:
         receiver = node.value
