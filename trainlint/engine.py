@@ -14,11 +14,14 @@ from __future__ import annotations
 import sys
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from trainlint.diagnostics import Applicability, Diagnostic, Edit, FixSummary, Location, syntax_error
 from trainlint.prefilter import triggered_codes
 from trainlint.suppression import is_suppressed, line_suppressions, skips_file
+
+if TYPE_CHECKING:
+    from trainlint.incremental_parse import IncrementalParser
 
 MAX_FIX_PASSES = 10
 _ONLY_AST = 0x400  # ast.PyCF_ONLY_AST, without importing ast
@@ -67,12 +70,20 @@ class FixResult:
 
 
 def lint_source(
-    text: str, path: str, settings: RuleSettings, *, screen: bool = True, cancelled: Optional[Callable[[], bool]] = None
+    text: str,
+    path: str,
+    settings: RuleSettings,
+    *,
+    screen: bool = True,
+    cancelled: Optional[Callable[[], bool]] = None,
+    parser: Optional["IncrementalParser"] = None,
 ) -> LintResult:
     """Lint one source text. ``screen=False`` bypasses the structural pre-screen (to show it changes nothing).
 
     ``cancelled`` is asked before the LibCST parse and before each node the rules visit (the language
     server's lint of a version the editor has replaced); once it says yes, LintCancelled is raised.
+    ``parser`` parses the text in place of ``libcst.parse_module``, to the same module: the language
+    server's parser of one document, which parses again only the statements an edit changed.
     """
     if skips_file(text):
         return LintResult([])
@@ -92,7 +103,7 @@ def lint_source(
     import libcst as cst
 
     try:
-        module = cst.parse_module(text)
+        module = cst.parse_module(text) if parser is None else parser.parse(text, tree)
     except cst.ParserSyntaxError as error:
         return LintResult([python_error or _libcst_syntax_error(path, error)])
     except RecursionError:
