@@ -82,8 +82,11 @@ def test_only_the_edited_statement_is_parsed_again() -> None:
     assert parser.reused == 2
     _assert_same(second, edited)
     assert second.body[0] is first.body[0]
-    assert second.body[2].body is first.body[2].body  # the class is the one parsed before (with its leading lines)
+    assert second.body[2] is first.body[2]  # the class is the node parsed before, with its leading lines
     assert second.body[1].body is not first.body[1].body
+    again = text.replace("x + 1", "x + 3")
+    third = parser.parse(again, python_tree(again, "t.py")[0])
+    assert third.body[0] is first.body[0] and third.body[2] is first.body[2]
 
 
 def test_a_repeated_statement_is_a_node_of_its_own() -> None:
@@ -129,3 +132,23 @@ def test_the_server_script_lints_the_same_after_edits() -> None:
         assert parser.reused
         assert found.diagnostics == expected.diagnostics and expected.diagnostics
         assert found.module.code == edited
+
+
+def test_the_index_of_untouched_statements_is_the_one_built_before() -> None:
+    from trainlint.analysis import ModuleFacts, walk
+
+    text = TRICKY[1] + TRICKY[6] + "def h(a):\n    return [a.b(c) for c in a]\n"
+    parser = IncrementalParser()
+    kinds = (cst.Call, cst.Name, cst.FunctionDef, cst.Attribute)
+    for version in (text, text.replace("return a", "return a.b"), text.replace("while False", "while True")):
+        module = parser.parse(version, python_tree(version, "t.py")[0])
+        facts = ModuleFacts(module, version, parser.indexes)
+        reused = [s for s in module.body if s in parser.indexes.statements]
+        built = list(facts.parents.items())
+        walk.forget()
+        fresh = ModuleFacts(module, version)
+        assert built == list(fresh.parents.items())  # the same nodes, parents and pre-order
+        assert all(facts.nodes(kind) == fresh.nodes(kind) for kind in kinds) and facts.nodes(*kinds) == fresh.nodes(*kinds)
+        assert set(parser.indexes.statements) == set(module.body)
+        walk.forget()
+    assert reused  # the last version took the index of the statements it did not change

@@ -115,7 +115,8 @@ def lint_source(
     if not codes:  # CPython rejected what LibCST accepts (syntax newer than this interpreter)
         return LintResult([])
     try:
-        return _run_rules(module, text, path, codes, settings, cancelled)
+        indexes = None if parser is None else parser.indexes
+        return _run_rules(module, text, path, codes, settings, cancelled, tree, indexes)
     except RecursionError:  # valid but very deep code (a sum of thousands of terms): the tree walk ran out of stack
         return LintResult([], errors=[f"{path}: the code is nested too deeply to analyse; it was not checked"])
 
@@ -187,28 +188,35 @@ def _libcst_syntax_error(path: str, error) -> Diagnostic:
     return syntax_error(path, error.raw_line, error.raw_column + 1, " ".join(error.message.split()))
 
 
-def _run_rules(module, text: str, path: str, codes: Sequence[str], settings: RuleSettings, cancelled=None) -> LintResult:
-    """Run the rules over one parsed module; the walk's per-tree memo is dropped afterwards, so
-    that a run over many files does not keep every tree it has seen alive."""
+def _run_rules(
+    module, text: str, path: str, codes: Sequence[str], settings: RuleSettings, cancelled=None, tree: Any = None, indexes=None
+) -> LintResult:
+    """Run the rules over one parsed module (``tree``: CPython's of the same text, if it has one; ``indexes``: the
+    statement indexes of its document, as ModuleFacts takes them); the walk's per-tree memo is dropped afterwards,
+    so that a run over many files does not keep every tree it has seen alive."""
     from trainlint.analysis.walk import forget
 
     try:
-        return _lint_module(module, text, path, codes, settings, cancelled)
+        return _lint_module(module, text, path, codes, settings, cancelled, tree, indexes)
     finally:
         forget()
 
 
-def _lint_module(module, text: str, path: str, codes: Sequence[str], settings: RuleSettings, cancelled) -> LintResult:
+def _lint_module(
+    module, text: str, path: str, codes: Sequence[str], settings: RuleSettings, cancelled, tree, indexes
+) -> LintResult:
     from trainlint.analysis import ModuleFacts
 
-    facts = ModuleFacts(module, text)
+    facts = ModuleFacts(module, text, indexes)
     try:
-        return _lint_with_facts(facts, module, text, path, codes, settings, cancelled)
+        return _lint_with_facts(facts, module, text, path, codes, settings, cancelled, tree)
     finally:
         facts.forget()
 
 
-def _lint_with_facts(facts, module, text: str, path: str, codes: Sequence[str], settings: RuleSettings, cancelled) -> LintResult:
+def _lint_with_facts(
+    facts, module, text: str, path: str, codes: Sequence[str], settings: RuleSettings, cancelled, tree
+) -> LintResult:
     from trainlint.registry import load_rule
     from trainlint.rule import RuleContext
 
@@ -226,7 +234,7 @@ def _lint_with_facts(facts, module, text: str, path: str, codes: Sequence[str], 
         return result
     from trainlint.node_positions import NodePositions
 
-    positions = NodePositions(module, text, facts.parents)
+    positions = NodePositions(module, text, facts.parents, tree)
     suppressions = line_suppressions(text)
     for rule, report in reports:
         where = positions[report.node]

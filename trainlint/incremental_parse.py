@@ -35,7 +35,8 @@ checks them over whole repositories, with edits of each statement.
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -45,7 +46,8 @@ _NEXT = "pass\n"  # the statement a chunk is parsed with, in place of the one af
 _SUITES = ("body", "handlers", "orelse", "finalbody", "cases")  # a compound statement's blocks, in source order
 
 
-class Chunk(NamedTuple):
+@dataclass(eq=False)
+class Chunk:
     """One top-level statement parsed on its own, with what the module around it takes from the parse."""
 
     header: Sequence[cst.EmptyLine]  # the module's header, in the first chunk only
@@ -55,6 +57,8 @@ class Chunk(NamedTuple):
     first_indent: Optional[str]  # the indent of its first indented block, None if it has none
     indent: Optional[str]  # the default indent its nodes are relative to, None if it has no indented block
     newline: Optional[str]  # the default newline its nodes are relative to, None if its text has no newline
+    # the statement with the leading lines it was last placed with (the footer of the chunk before it)
+    placed: Optional[Tuple[Sequence[cst.EmptyLine], cst.BaseStatement]] = None
 
 
 class IncrementalParser:
@@ -64,6 +68,11 @@ class IncrementalParser:
     """
 
     def __init__(self) -> None:
+        from trainlint.analysis import StatementIndexes
+
+        # the parent index of each statement of the module linted last, which ModuleFacts takes for the
+        # statements an edit did not touch (they are the same nodes)
+        self.indexes = StatementIndexes()
         # by chunk text and whether it is the last; a list, as two statements can read the same
         self._chunks: Dict[Tuple[str, bool], List[Chunk]] = {}
         self.reused = 0  # how many statements the last parse took from the version before (0: a full parse)
@@ -158,14 +167,16 @@ def _chunks_of(module: cst.Module, texts: List[str]) -> List[Chunk]:
         block = _first_block(statement)
         indent = None if block is None else module.default_indent
         first_indent = None if block is None else block.indent or module.default_indent
+        placed = number > 0 and bool(statement.leading_lines)
         chunk = Chunk(
             module.header if number == 0 else (),
-            statement.with_changes(leading_lines=()) if number and statement.leading_lines else statement,
+            statement.with_changes(leading_lines=()) if placed else statement,
             module.body[number + 1].leading_lines if number < last else module.footer,
             module.has_trailing_newline if number == last else True,
             first_indent,
             indent,
             module.default_newline if _NEWLINE.search(text) else None,
+            (statement.leading_lines, statement) if placed else None,
         )
         chunks.append(chunk)
     return chunks
@@ -187,6 +198,21 @@ def _first_block(node: cst.CSTNode) -> Optional[cst.IndentedBlock]:
     return None
 
 
+def _placed(chunk: Chunk, leading: Sequence[cst.EmptyLine]) -> cst.BaseStatement:
+    """The chunk's statement with these leading lines: the node made for it last time where those were the
+    same lines, so that a statement neither an edit nor the lines before it changed is the very node of the
+    version before (even where the edit was in the statement before it, whose footer they are)."""
+    if not leading:
+        return chunk.statement
+    if chunk.placed is None or not _same_lines(chunk.placed[0], leading):
+        chunk.placed = (leading, chunk.statement.with_changes(leading_lines=leading))
+    return chunk.placed[1]
+
+
+def _same_lines(these: Sequence[cst.EmptyLine], those: Sequence[cst.EmptyLine]) -> bool:
+    return these is those or (len(these) == len(those) and all(a.deep_equals(b) for a, b in zip(these, those)))
+
+
 def _first_newline(text: str) -> Optional[str]:
     match = _NEWLINE.search(text)
     return match.group() if match else None
@@ -200,7 +226,7 @@ def _assembled(chunks: List[Chunk], newline: Optional[str]) -> Optional[cst.Modu
     for chunk in chunks:
         if chunk.indent not in (None, indent) or chunk.newline not in (None, newline):
             return None
-        body.append(chunk.statement.with_changes(leading_lines=leading) if leading else chunk.statement)
+        body.append(_placed(chunk, leading))
         leading = chunk.footer
     return cst.Module(
         body=body,

@@ -46,9 +46,14 @@ def all_positions(module: cst.Module) -> Dict[cst.CSTNode, Any]:
 class NodePositions(Mapping):
     """``positions[node]``: the node's ``CodeRange``, computed for its top-level statement when first asked."""
 
-    def __init__(self, module: cst.Module, text: str, parents: Mapping[cst.CSTNode, cst.CSTNode]) -> None:
+    def __init__(
+        self, module: cst.Module, text: str, parents: Mapping[cst.CSTNode, cst.CSTNode], tree: Any = None
+    ) -> None:
+        """``tree``: CPython's tree of ``text`` where the caller has it (the engine compiled it for the syntax
+        verdict); else it is compiled when first needed."""
         self._module = module
         self._text = text
+        self._tree = tree
         self._parents = parents
         self._computed: Dict[cst.CSTNode, Any] = {}
         self._generated: set = set()  # indexes of the top-level statements generated
@@ -73,7 +78,7 @@ class NodePositions(Mapping):
         if index is None or index in self._generated:
             return False
         if self._starts is None:
-            self._starts = _statement_lines(self._module, self._text)
+            self._starts = _statement_lines(self._module, self._text, self._tree)
             self._line_offsets = [0] + [match.end() for match in _NEWLINE.finditer(self._text)]
         if not self._starts:
             return False
@@ -119,13 +124,14 @@ class NodePositions(Mapping):
         return _COMMENTS_ONLY.fullmatch(self._text, offset + len(code)) is not None
 
 
-def _statement_lines(module: cst.Module, text: str) -> List[int]:
+def _statement_lines(module: cst.Module, text: str, tree: Any = None) -> List[int]:
     """The line on which the code of each top-level statement starts (its leading blank and comment lines
-    included), from CPython's tree; [] when the two trees do not line up."""
-    try:
-        tree = compile(text, "<positions>", "exec", flags=_ONLY_AST, dont_inherit=True)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):  # code newer than this interpreter, say
-        return []
+    included), from CPython's tree (``tree``, or compiled from ``text``); [] when the two trees do not line up."""
+    if tree is None:
+        try:
+            tree = compile(text, "<positions>", "exec", flags=_ONLY_AST, dont_inherit=True)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):  # code newer than this interpreter, say
+            return []
     lines: List[int] = []
     position = 0
     for statement in module.body:
