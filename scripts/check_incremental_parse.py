@@ -10,9 +10,12 @@ between a block's footer and the next statement's leading lines). After each
 version the parser's module must ``deep_equals`` ``libcst.parse_module`` of
 the same text and generate the same code (the text, but where LibCST's own
 round trip loses a final line of blanks). Counts how many versions
-were assembled from chunks and how many fell back to the full parse.
+were assembled from chunks and how many fell back to the full parse. With
+``--lint``, each version is also linted as the server lints it (all rules, the
+document's parser, its statement indexes) and as ``trainlint check`` does, and
+the findings with their fixes' edits must be the same.
 
-    python scripts/check_incremental_parse.py PATH [PATH ...] [--statements N]
+    python scripts/check_incremental_parse.py PATH [PATH ...] [--statements N] [--lint]
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs="+", type=Path)
     parser.add_argument("--statements", type=int, default=3, help="statements edited per file, evenly spaced")
+    parser.add_argument("--lint", action="store_true", help="also compare the findings of each version with the CLI's")
     args = parser.parse_args()
     counts = {"files": 0, "all chunks assembled": 0, "versions": 0, "assembled": 0, "fell back": 0, "different": 0}
     for path in _python_files(args.paths):
@@ -60,13 +64,14 @@ def main() -> int:
                 counts["different"] += 1
                 print(f"{path}: every chunk parsed on its own: the module differs from the full parse")
         incremental = IncrementalParser()
-        _compare(incremental, text, path, "the file", counts)
+        compare = _compare_lints if args.lint else _compare
+        compare(incremental, text, path, "the file", counts)
         for number, edit, edited in _edits(texts, args.statements):
             edited_tree = python_tree(edited, str(path))[0]
             if edited_tree is None:
                 continue
-            _compare(incremental, edited, path, f"{edit} statement {number}", counts)
-            _compare(incremental, text, path, f"the file after {edit} statement {number}", counts)
+            compare(incremental, edited, path, f"{edit} statement {number}", counts)
+            compare(incremental, text, path, f"the file after {edit} statement {number}", counts)
     print(", ".join(f"{value} {name}" for name, value in counts.items()))
     return 1 if counts["different"] else 0
 
@@ -89,6 +94,21 @@ def _compare(incremental: IncrementalParser, text: str, path: Path, what: str, c
     if not module.deep_equals(expected) or module.code != expected.code:
         counts["different"] += 1
         print(f"{path}: {what}: the module differs from the full parse")
+
+
+def _compare_lints(incremental: IncrementalParser, text: str, path: str, what: str, counts: dict) -> None:
+    from trainlint.engine import RuleSettings, lint_source
+    from trainlint.registry import ALL_CODES
+
+    settings = RuleSettings(ALL_CODES)
+    found = lint_source(text, str(path), settings, parser=incremental)
+    expected = lint_source(text, str(path), settings)
+    counts["versions"] += 1
+    counts["assembled" if incremental.reused else "fell back"] += 1
+    counts["findings"] = counts.get("findings", 0) + len(expected.diagnostics)
+    if found.diagnostics != expected.diagnostics or found.errors != expected.errors:
+        counts["different"] += 1
+        print(f"{path}: {what}: the findings differ from the CLI's")
 
 
 def _edits(texts: List[str], statements: int) -> Iterator[Tuple[int, str, str]]:

@@ -152,3 +152,24 @@ def test_the_index_of_untouched_statements_is_the_one_built_before() -> None:
         assert set(parser.indexes.statements) == set(module.body)
         walk.forget()
     assert reused  # the last version took the index of the statements it did not change
+
+
+def test_ranges_of_an_untouched_statement_are_taken_only_where_it_stands_where_it_stood() -> None:
+    from trainlint.analysis import ModuleFacts, walk
+    from trainlint.node_positions import NodePositions, all_positions
+
+    text = "import torch\n\n\ndef f(x):\n    return torch.ones(x)\n\n\ny = 1\n"
+    edits = [text, text.replace("y = 1", "y = 2"), text.replace("import torch\n", "import torch\nimport os\n")]
+    parser = IncrementalParser()
+    generated = []
+    for version in edits:
+        module = parser.parse(version, python_tree(version, "t.py")[0])
+        facts = ModuleFacts(module, version, parser.indexes)
+        positions = NodePositions(module, version, facts.parents, None, parser.indexes.positions)
+        expected = all_positions(module)
+        call = next(node for node in facts.parents if isinstance(node, cst.Call))
+        assert positions[call] == expected[call]
+        generated.append(parser.indexes.positions[next(s for s in module.body if isinstance(s, cst.FunctionDef))])
+        walk.forget()
+    assert generated[1] is generated[0]  # the edit below f: its ranges are those of the version before
+    assert generated[2] is not generated[1] and generated[2].place[0] == generated[1].place[0] + 1  # moved down a line

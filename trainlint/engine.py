@@ -209,13 +209,13 @@ def _lint_module(
 
     facts = ModuleFacts(module, text, indexes)
     try:
-        return _lint_with_facts(facts, module, text, path, codes, settings, cancelled, tree)
+        return _lint_with_facts(facts, module, text, path, codes, settings, cancelled, tree, indexes)
     finally:
         facts.forget()
 
 
 def _lint_with_facts(
-    facts, module, text: str, path: str, codes: Sequence[str], settings: RuleSettings, cancelled, tree
+    facts, module, text: str, path: str, codes: Sequence[str], settings: RuleSettings, cancelled, tree, indexes
 ) -> LintResult:
     from trainlint.registry import load_rule
     from trainlint.rule import RuleContext
@@ -234,7 +234,7 @@ def _lint_with_facts(
         return result
     from trainlint.node_positions import NodePositions
 
-    positions = NodePositions(module, text, facts.parents, tree)
+    positions = NodePositions(module, text, facts.parents, tree, None if indexes is None else indexes.positions)
     suppressions = line_suppressions(text)
     for rule, report in reports:
         where = positions[report.node]

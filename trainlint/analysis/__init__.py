@@ -37,6 +37,7 @@ class StatementIndexes:
 
     def __init__(self) -> None:
         self.statements: Dict[cst.CSTNode, StatementIndex] = {}
+        self.positions: Dict[cst.CSTNode, Any] = {}  # node_positions.Generated, by statement: the engine's
 
 
 class ModuleFacts:
@@ -105,6 +106,7 @@ class ModuleFacts:
                 by_type.setdefault(kind, []).extend([(offset + number, node) for number, node in nodes])
             kept[statement] = index
         indexes.statements = kept
+        indexes.positions = {statement: found for statement, found in indexes.positions.items() if statement in kept}
         self._by_type = by_type
         return parents
 
