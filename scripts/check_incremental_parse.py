@@ -10,7 +10,7 @@ between a block's footer and the next statement's leading lines). After each
 version the parser's module must ``deep_equals`` ``libcst.parse_module`` of
 the same text and generate the same code (the text, but where LibCST's own
 round trip loses a final line of blanks). Counts how many versions
-were assembled from chunks and how many fell back to the full parse. With
+after the first were assembled from chunks and how many fell back to the full parse. With
 ``--lint``, each version is also linted as the server lints it (all rules, the
 document's parser, its statement indexes) and as ``trainlint check`` does, and
 the findings with their fixes' edits must be the same.
@@ -34,6 +34,8 @@ from trainlint.engine import python_tree  # noqa: E402
 from trainlint.incremental_parse import IncrementalParser, _assembled, _chunk_texts, _first_newline, _parse_chunk  # noqa: E402
 from trainlint.source import decode  # noqa: E402
 
+FIRST = "the file"
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -42,38 +44,42 @@ def main() -> int:
     parser.add_argument("--lint", action="store_true", help="also compare the findings of each version with the CLI's")
     args = parser.parse_args()
     counts = {"files": 0, "all chunks assembled": 0, "versions": 0, "assembled": 0, "fell back": 0, "different": 0}
-    for path in _python_files(args.paths):
-        try:
-            text = decode(path.read_bytes()).text
-        except Exception:  # noqa: BLE001 - undecodable: not this check's business
-            continue
-        tree = python_tree(text, str(path))[0]
-        texts = _chunk_texts(text, tree)
-        if texts is None:
-            continue
-        try:
-            expected = cst.parse_module(text)
-        except BaseException:  # noqa: BLE001 - LibCST refuses it: the server parses it whole, as the CLI does
-            continue
-        counts["files"] += 1
-        chunks = [_parse_chunk(chunk_text, number == len(texts) - 1) for number, chunk_text in enumerate(texts)]
-        whole = None if None in chunks else _assembled(chunks, _first_newline(text))  # type: ignore[arg-type]
-        if whole is not None:
-            counts["all chunks assembled"] += 1
-            if not whole.deep_equals(expected) or whole.code != expected.code:
-                counts["different"] += 1
-                print(f"{path}: every chunk parsed on its own: the module differs from the full parse")
-        incremental = IncrementalParser()
-        compare = _compare_lints if args.lint else _compare
-        compare(incremental, text, path, "the file", counts)
-        for number, edit, edited in _edits(texts, args.statements):
-            edited_tree = python_tree(edited, str(path))[0]
-            if edited_tree is None:
-                continue
-            compare(incremental, edited, path, f"{edit} statement {number}", counts)
-            compare(incremental, text, path, f"the file after {edit} statement {number}", counts)
-    print(", ".join(f"{value} {name}" for name, value in counts.items()))
+    for root in args.paths:
+        for path in _python_files([root]):
+            _check_file(path, args.statements, args.lint, counts)
+        print(f"after {root}: " + ", ".join(f"{value} {name}" for name, value in counts.items()), flush=True)
     return 1 if counts["different"] else 0
+
+
+def _check_file(path: Path, statements: int, lint: bool, counts: dict) -> None:
+    try:
+        text = decode(path.read_bytes()).text
+    except Exception:  # noqa: BLE001 - undecodable: not this check's business
+        return
+    tree = python_tree(text, str(path))[0]
+    texts = _chunk_texts(text, tree)
+    if texts is None:
+        return
+    try:
+        expected = cst.parse_module(text)
+    except BaseException:  # noqa: BLE001 - LibCST refuses it: the server parses it whole, as the CLI does
+        return
+    counts["files"] += 1
+    chunks = [_parse_chunk(chunk_text, number == len(texts) - 1) for number, chunk_text in enumerate(texts)]
+    whole = None if None in chunks else _assembled(chunks, _first_newline(text))  # type: ignore[arg-type]
+    if whole is not None:
+        counts["all chunks assembled"] += 1
+        if not whole.deep_equals(expected) or whole.code != expected.code:
+            counts["different"] += 1
+            print(f"{path}: every chunk parsed on its own: the module differs from the full parse", flush=True)
+    incremental = IncrementalParser()
+    compare = _compare_lints if lint else _compare
+    compare(incremental, text, path, FIRST, counts)
+    for number, edit, edited in _edits(texts, statements):
+        if python_tree(edited, str(path))[0] is None:
+            continue
+        compare(incremental, edited, path, f"{edit} statement {number}", counts)
+        compare(incremental, text, path, f"the file after {edit} statement {number}", counts)
 
 
 def _compare(incremental: IncrementalParser, text: str, path: Path, what: str, counts: dict) -> None:
@@ -86,14 +92,15 @@ def _compare(incremental: IncrementalParser, text: str, path: Path, what: str, c
         except BaseException:  # noqa: BLE001
             return
         counts["different"] += 1
-        print(f"{path}: {what}: parsed, where LibCST's full parse fails")
+        print(f"{path}: {what}: parsed, where LibCST's full parse fails", flush=True)
         return
     module = incremental.parse(text, tree)
     counts["versions"] += 1
-    counts["assembled" if incremental.reused else "fell back"] += 1
+    if what != FIRST:  # the first version is always parsed whole
+        counts["assembled" if incremental.reused else "fell back"] += 1
     if not module.deep_equals(expected) or module.code != expected.code:
         counts["different"] += 1
-        print(f"{path}: {what}: the module differs from the full parse")
+        print(f"{path}: {what}: the module differs from the full parse", flush=True)
 
 
 def _compare_lints(incremental: IncrementalParser, text: str, path: str, what: str, counts: dict) -> None:
@@ -104,11 +111,12 @@ def _compare_lints(incremental: IncrementalParser, text: str, path: str, what: s
     found = lint_source(text, str(path), settings, parser=incremental)
     expected = lint_source(text, str(path), settings)
     counts["versions"] += 1
-    counts["assembled" if incremental.reused else "fell back"] += 1
+    if what != FIRST:  # the first version is always parsed whole
+        counts["assembled" if incremental.reused else "fell back"] += 1
     counts["findings"] = counts.get("findings", 0) + len(expected.diagnostics)
     if found.diagnostics != expected.diagnostics or found.errors != expected.errors:
         counts["different"] += 1
-        print(f"{path}: {what}: the findings differ from the CLI's")
+        print(f"{path}: {what}: the findings differ from the CLI's", flush=True)
 
 
 def _edits(texts: List[str], statements: int) -> Iterator[Tuple[int, str, str]]:
