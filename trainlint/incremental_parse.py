@@ -70,8 +70,9 @@ class IncrementalParser:
     def __init__(self) -> None:
         from trainlint.analysis import StatementIndexes
 
-        # the parent index of each statement of the module linted last, which ModuleFacts takes for the
-        # statements an edit did not touch (they are the same nodes)
+        # what the lint of the module it gave last kept per top-level statement (its part of the parent
+        # index, the walk's children, its generated ranges), taken for the statements an edit did not touch
+        # (they are the same nodes): ModuleFacts and NodePositions read it through the engine
         self.indexes = StatementIndexes()
         # by chunk text and whether it is the last; a list, as two statements can read the same
         self._chunks: Dict[Tuple[str, bool], List[Chunk]] = {}
