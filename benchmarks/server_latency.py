@@ -9,9 +9,10 @@ file and sends the whole text, as an editor with full sync does. With
 ``--burst N`` each measured round is N such edits ``--interval-ms`` apart (typing),
 and the time is from the last edit to its diagnostics: the lints of the
 earlier edits are under way when it arrives. Each edit's
-text is then linted in this process too (``lint_source``, as the server's
-engine thread runs it), alternated so that both see the same load: the
-difference is the server's own share (debounce, JSON-RPC, threads).
+text is then linted in this process too (``lint_source`` with a document
+parser of its own, as the server's engine thread runs it), alternated so that
+both see the same load: the difference is the server's own share (debounce,
+JSON-RPC, threads).
 
     python benchmarks/server_latency.py [--edits 20] [--warmup 5] [--burst 1] [--interval-ms 100] [--write-script PATH]
 """
@@ -32,6 +33,7 @@ sys.path.insert(0, str(REPO))
 import trainlint.cli  # noqa: E402,F401 - sets the collector thresholds the server process runs with
 from tests.server.client import LspClient  # noqa: E402
 from trainlint.engine import RuleSettings, lint_source  # noqa: E402
+from trainlint.incremental_parse import IncrementalParser  # noqa: E402
 from trainlint.registry import ALL_CODES  # noqa: E402
 
 PARTS = (
@@ -72,6 +74,8 @@ def main() -> None:
             client.initialize(root)
             client.open(uri, text)
             findings = client.diagnostics(uri, version=1)
+            document_parser = IncrementalParser()  # this process's, fed the same versions as the server's
+            lint_source(text, "train.py", settings, parser=document_parser)
             version = 1
             for _ in range(args.warmup + args.edits):
                 for typed in range(args.burst):  # as typed: the lint of each edit starts before the next arrives
@@ -85,7 +89,7 @@ def main() -> None:
                 server_times.append(time.perf_counter() - started)
                 # The same text linted in this process right after, under the same load: the engine's share.
                 started = time.perf_counter()
-                lint_source(edited, "train.py", settings)
+                lint_source(edited, "train.py", settings, parser=document_parser)
                 engine_times.append(time.perf_counter() - started)
             client.close()
         finally:

@@ -66,7 +66,7 @@ def test_a_statement_not_where_cpython_puts_it_falls_back(monkeypatch: pytest.Mo
 
     text = "x = 1\nx = 1\ny = 2\n"
     module = cst.parse_module(text)
-    monkeypatch.setattr(node_positions, "_statement_lines", lambda module, text: [2, 2, 3])  # the first one is wrong
+    monkeypatch.setattr(node_positions, "_statement_lines", lambda module, text, tree: [2, 2, 3])  # the first one is wrong
     positions = NodePositions(module, text, ModuleFacts(module, text).parents)
     first = module.body[0]
     assert positions[first] == all_positions(module)[first] and positions._everything is not None

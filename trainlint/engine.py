@@ -14,11 +14,14 @@ from __future__ import annotations
 import sys
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from trainlint.diagnostics import Applicability, Diagnostic, Edit, FixSummary, Location, syntax_error
 from trainlint.prefilter import triggered_codes
 from trainlint.suppression import is_suppressed, line_suppressions, skips_file
+
+if TYPE_CHECKING:
+    from trainlint.incremental_parse import IncrementalParser
 
 MAX_FIX_PASSES = 10
 _ONLY_AST = 0x400  # ast.PyCF_ONLY_AST, without importing ast
@@ -67,12 +70,20 @@ class FixResult:
 
 
 def lint_source(
-    text: str, path: str, settings: RuleSettings, *, screen: bool = True, cancelled: Optional[Callable[[], bool]] = None
+    text: str,
+    path: str,
+    settings: RuleSettings,
+    *,
+    screen: bool = True,
+    cancelled: Optional[Callable[[], bool]] = None,
+    parser: Optional["IncrementalParser"] = None,
 ) -> LintResult:
     """Lint one source text. ``screen=False`` bypasses the structural pre-screen (to show it changes nothing).
 
     ``cancelled`` is asked before the LibCST parse and before each node the rules visit (the language
     server's lint of a version the editor has replaced); once it says yes, LintCancelled is raised.
+    ``parser`` parses the text in place of ``libcst.parse_module``, to the same module: the language
+    server's parser of one document, which parses again only the statements an edit changed.
     """
     if skips_file(text):
         return LintResult([])
@@ -92,7 +103,7 @@ def lint_source(
     import libcst as cst
 
     try:
-        module = cst.parse_module(text)
+        module = cst.parse_module(text) if parser is None else parser.parse(text, tree)
     except cst.ParserSyntaxError as error:
         return LintResult([python_error or _libcst_syntax_error(path, error)])
     except RecursionError:
@@ -104,7 +115,8 @@ def lint_source(
     if not codes:  # CPython rejected what LibCST accepts (syntax newer than this interpreter)
         return LintResult([])
     try:
-        return _run_rules(module, text, path, codes, settings, cancelled)
+        indexes = None if parser is None else parser.indexes
+        return _run_rules(module, text, path, codes, settings, cancelled, tree, indexes)
     except RecursionError:  # valid but very deep code (a sum of thousands of terms): the tree walk ran out of stack
         return LintResult([], errors=[f"{path}: the code is nested too deeply to analyse; it was not checked"])
 
@@ -176,28 +188,35 @@ def _libcst_syntax_error(path: str, error) -> Diagnostic:
     return syntax_error(path, error.raw_line, error.raw_column + 1, " ".join(error.message.split()))
 
 
-def _run_rules(module, text: str, path: str, codes: Sequence[str], settings: RuleSettings, cancelled=None) -> LintResult:
-    """Run the rules over one parsed module; the walk's per-tree memo is dropped afterwards, so
-    that a run over many files does not keep every tree it has seen alive."""
+def _run_rules(
+    module, text: str, path: str, codes: Sequence[str], settings: RuleSettings, cancelled=None, tree: Any = None, indexes=None
+) -> LintResult:
+    """Run the rules over one parsed module (``tree``: CPython's of the same text, if it has one; ``indexes``: the
+    statement indexes of its document, as ModuleFacts takes them); the walk's per-tree memo is dropped afterwards,
+    so that a run over many files does not keep every tree it has seen alive."""
     from trainlint.analysis.walk import forget
 
     try:
-        return _lint_module(module, text, path, codes, settings, cancelled)
+        return _lint_module(module, text, path, codes, settings, cancelled, tree, indexes)
     finally:
         forget()
 
 
-def _lint_module(module, text: str, path: str, codes: Sequence[str], settings: RuleSettings, cancelled) -> LintResult:
+def _lint_module(
+    module, text: str, path: str, codes: Sequence[str], settings: RuleSettings, cancelled, tree, indexes
+) -> LintResult:
     from trainlint.analysis import ModuleFacts
 
-    facts = ModuleFacts(module, text)
+    facts = ModuleFacts(module, text, indexes)
     try:
-        return _lint_with_facts(facts, module, text, path, codes, settings, cancelled)
+        return _lint_with_facts(facts, module, text, path, codes, settings, cancelled, tree, indexes)
     finally:
         facts.forget()
 
 
-def _lint_with_facts(facts, module, text: str, path: str, codes: Sequence[str], settings: RuleSettings, cancelled) -> LintResult:
+def _lint_with_facts(
+    facts, module, text: str, path: str, codes: Sequence[str], settings: RuleSettings, cancelled, tree, indexes
+) -> LintResult:
     from trainlint.registry import load_rule
     from trainlint.rule import RuleContext
 
@@ -215,7 +234,7 @@ def _lint_with_facts(facts, module, text: str, path: str, codes: Sequence[str], 
         return result
     from trainlint.node_positions import NodePositions
 
-    positions = NodePositions(module, text, facts.parents)
+    positions = NodePositions(module, text, facts.parents, tree, None if indexes is None else indexes.positions)
     suppressions = line_suppressions(text)
     for rule, report in reports:
         where = positions[report.node]

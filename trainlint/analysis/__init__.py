@@ -8,21 +8,44 @@ from __future__ import annotations
 
 import functools
 import heapq
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, TypeVar
+from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Tuple, TypeVar
 
 import libcst as cst
 
 from trainlint.analysis.imports import ImportTable, dotted
-from trainlint.analysis.walk import children
+from trainlint.analysis.walk import children, memoised, remember
 
 
 T = TypeVar("T")
 
 
+Numbered = List[Tuple[int, cst.CSTNode]]  # nodes with their number in source pre-order
+
+
+class StatementIndex(NamedTuple):
+    """The index of one top-level statement's nodes, numbered from the statement (0)."""
+
+    parents: Dict[cst.CSTNode, cst.CSTNode]  # the statement (with the module it was indexed in) and every node below
+    by_type: Dict[type, Numbered]
+    children: Dict[cst.CSTNode, List[cst.CSTNode]]  # the walk's memo for the same nodes
+
+
+class StatementIndexes:
+    """The index of each top-level statement of the module indexed last: the language server keeps one per
+    document. Its parser gives a statement that neither an edit nor the lines before it changed as the very
+    node of the version before (trainlint/incremental_parse.py), and that statement's index is taken as it was."""
+
+    def __init__(self) -> None:
+        self.statements: Dict[cst.CSTNode, StatementIndex] = {}
+        self.positions: Dict[cst.CSTNode, Any] = {}  # node_positions.Generated, by statement: the engine's
+
+
 class ModuleFacts:
-    def __init__(self, module: cst.Module, text: str) -> None:
+    def __init__(self, module: cst.Module, text: str, indexes: Optional[StatementIndexes] = None) -> None:
+        """``indexes``: the statement indexes of the module's document, where its previous version was linted."""
         self.module = module
         self.text = text
+        self._indexes = indexes
         self._facts: Dict[Callable[["ModuleFacts"], Any], Any] = {}
         self._nodes: Dict[Tuple[type, ...], List[cst.CSTNode]] = {}
 
@@ -58,14 +81,32 @@ class ModuleFacts:
     @functools.cached_property
     def parents(self) -> Dict[cst.CSTNode, cst.CSTNode]:
         """Each node's parent, inserted in source pre-order (analyses rely on that order)."""
+        if self._indexes is None:
+            parents, self._by_type = _index([(child, self.module) for child in children(self.module)])
+            return parents
+        return self._index_by_statement(self._indexes)
+
+    def _index_by_statement(self, indexes: StatementIndexes) -> Dict[cst.CSTNode, cst.CSTNode]:
+        """The same index, made of each top-level statement's: the one of the version before where the
+        statement is the same node, else built; the indexes kept for the next version are this module's."""
         parents: Dict[cst.CSTNode, cst.CSTNode] = {}
-        by_type: Dict[type, List[Tuple[int, cst.CSTNode]]] = {}
-        stack: List[Tuple[cst.CSTNode, cst.CSTNode]] = [(child, self.module) for child in reversed(children(self.module))]
-        while stack:
-            node, parent = stack.pop()
-            by_type.setdefault(type(node), []).append((len(parents), node))
-            parents[node] = parent
-            stack.extend((child, node) for child in reversed(children(node)))
+        by_type: Dict[type, Numbered] = {}
+        kept: Dict[cst.CSTNode, StatementIndex] = {}
+        for statement in children(self.module):
+            index = indexes.statements.get(statement)
+            if index is None:
+                found, numbered = _index([(statement, self.module)])
+                index = StatementIndex(found, numbered, memoised(found))
+            else:
+                remember(index.children)
+            offset = len(parents)
+            parents.update(index.parents)
+            parents[statement] = self.module  # the module it was indexed in may be the version before's
+            for kind, nodes in index.by_type.items():
+                by_type.setdefault(kind, []).extend([(offset + number, node) for number, node in nodes])
+            kept[statement] = index
+        indexes.statements = kept
+        indexes.positions = {statement: found for statement, found in indexes.positions.items() if statement in kept}
         self._by_type = by_type
         return parents
 
@@ -104,4 +145,18 @@ class ModuleFacts:
         return self.imports.local_name_for_module("torch") or "torch"
 
 
-__all__ = ["ModuleFacts", "dotted"]
+def _index(roots: List[Tuple[cst.CSTNode, cst.CSTNode]]) -> Tuple[Dict[cst.CSTNode, cst.CSTNode], Dict[type, Numbered]]:
+    """Each node's parent, in source pre-order from the roots (each given with its parent), and the nodes
+    by type, each with its number in that order."""
+    parents: Dict[cst.CSTNode, cst.CSTNode] = {}
+    by_type: Dict[type, Numbered] = {}
+    stack = list(reversed(roots))
+    while stack:
+        node, parent = stack.pop()
+        by_type.setdefault(type(node), []).append((len(parents), node))
+        parents[node] = parent
+        stack.extend((child, node) for child in reversed(children(node)))
+    return parents, by_type
+
+
+__all__ = ["ModuleFacts", "StatementIndexes", "dotted"]

@@ -14,7 +14,7 @@ rule or analysis looks at them (fixes may still create them).
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Dict, Iterator, List, Optional, Tuple, Type
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Type
 
 import libcst as cst
 
@@ -51,6 +51,17 @@ _CHILDREN: Dict[cst.CSTNode, List[cst.CSTNode]] = {}
 def forget() -> None:
     """Drop the memoised children (the engine calls this after each file)."""
     _CHILDREN.clear()
+
+
+def memoised(nodes: Iterable[cst.CSTNode]) -> Dict[cst.CSTNode, List[cst.CSTNode]]:
+    """The memoised children of these nodes (each already asked for), for ``remember`` in a later lint."""
+    return {node: _CHILDREN[node] for node in nodes}
+
+
+def remember(known: Dict[cst.CSTNode, List[cst.CSTNode]]) -> None:
+    """Take children computed in an earlier lint, of nodes that are in this lint's tree too (the language
+    server's statements an edit did not touch: nodes are immutable, so their children are the same)."""
+    _CHILDREN.update(known)
 
 
 def children(node: cst.CSTNode) -> List[cst.CSTNode]:

@@ -17,6 +17,7 @@ from trainlint.engine import LintResult, RuleSettings, lint_source, python_verdi
 from trainlint.runner import MAX_ANALYSED_BYTES
 
 if TYPE_CHECKING:
+    from trainlint.incremental_parse import IncrementalParser
     from trainlint.server.notebooks import NotebookFindings
 
 
@@ -46,11 +47,13 @@ def lint_document(
     settings: RuleSettings,
     unsafe_fixes: bool,
     cancelled: Optional[Callable[[], bool]] = None,
+    parser: Optional["IncrementalParser"] = None,
 ) -> Findings:
-    """Lint the text; a text larger than the CLI analyses gets CPython's syntax check only, as there."""
+    """Lint the text; a text larger than the CLI analyses gets CPython's syntax check only, as there.
+    ``parser``: the document's, which parses again only the statements changed since its last parse."""
     if len(text) > MAX_ANALYSED_BYTES:
         error = python_verdict(text, path)[0]
         result = LintResult([error] if error else [])
     else:
-        result = lint_source(text, path, settings, cancelled=cancelled)
+        result = lint_source(text, path, settings, cancelled=cancelled, parser=parser)
     return Findings(uri, version, text, path, settings, unsafe_fixes, result)

@@ -14,13 +14,16 @@ cells by ``Notebook.rewritten``, the same write-back (and check) as
 from __future__ import annotations
 
 import json
-from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from trainlint.diagnostics import Diagnostic
 from trainlint.engine import LintResult, RuleSettings
 from trainlint.notebook import Notebook, WriteBackError
 from trainlint.server.configuration import DocumentSettings
 from trainlint.server.findings import Findings, lint_document
+
+if TYPE_CHECKING:
+    from trainlint.incremental_parse import IncrementalParser
 
 
 class Cell(NamedTuple):
@@ -62,15 +65,16 @@ def lint_notebook(
     path: str,
     settings: Optional[DocumentSettings],
     cancelled: Optional[Callable[[], bool]] = None,
+    parser: Optional["IncrementalParser"] = None,
 ) -> Findings:
     """Lint the code cells as one module; each finding of the result carries its cell position. With no
     settings (the notebook is excluded) nothing is reported, not even a cell that does not parse.
-    ``cancelled`` as for ``lint_document``."""
+    ``cancelled`` and ``parser`` as for ``lint_document``."""
     notebook = Notebook.parse(notebook_json(cells))
     if settings is None:
         findings = Findings(uri, version, notebook.code, path, RuleSettings(frozenset()), False, LintResult([]))
         return findings._replace(notebook=NotebookFindings(notebook, tuple(cells), []))
-    findings = lint_document(uri, version, notebook.code, path, settings.rules, settings.unsafe_fixes, cancelled)
+    findings = lint_document(uri, version, notebook.code, path, settings.rules, settings.unsafe_fixes, cancelled, parser)
     findings.result.diagnostics[:] = [notebook.place(d) for d in findings.result.diagnostics]
     return findings._replace(notebook=NotebookFindings(notebook, tuple(cells), notebook.syntax_errors(path)))
 

@@ -18,7 +18,7 @@ import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -34,6 +34,9 @@ from trainlint.server.convert import hover_markdown, lsp_diagnostic
 from trainlint.server.findings import Findings, lint_document
 from trainlint.server.notebooks import Cell
 from trainlint.server.positions import UTF16, LineIndex, Position, TextEdit, apply_edits
+
+if TYPE_CHECKING:
+    from trainlint.incremental_parse import IncrementalParser
 
 # An edit that follows another within this time waits as long before its lint, so that a burst of
 # changes (a paste, an editor's change-then-reindent) is linted once; an edit after a pause is linted
@@ -71,6 +74,8 @@ class TrainlintServer(LanguageServer):
         # to a full-sync server, and pygls applies those only under incremental sync.
         self.cell_texts: Dict[str, Tuple[int, str, str]] = {}
         self.findings: Dict[str, Findings] = {}
+        # each document's parser (used on the engine thread only): it parses again only what an edit changed
+        self.parsers: Dict[str, "IncrementalParser"] = {}
         self.pending: Dict[str, asyncio.Task] = {}  # lints waiting for their debounce, by document
         self.changed_at: Dict[str, float] = {}  # when each document last changed (time.monotonic)
         # the lint under way for each document, by (version, configuration generation)
@@ -208,11 +213,21 @@ class TrainlintServer(LanguageServer):
         assert self.configuration is not None
         settings = self.configuration.for_document(Path(path) if path else None, name)
         display = _relative(path, self.configuration.root) if path else name
+        parser = self.parser(uri)
         if not isinstance(source, str):
-            return notebooks.lint_notebook(uri, version, source, display, settings, cancelled)
+            return notebooks.lint_notebook(uri, version, source, display, settings, cancelled, parser)
         if settings is None:  # excluded, as --force-exclude would skip it
             return Findings(uri, version, source, display, RuleSettings(frozenset()), False, LintResult([]))
-        return lint_document(uri, version, source, display, settings.rules, settings.unsafe_fixes, cancelled)
+        return lint_document(uri, version, source, display, settings.rules, settings.unsafe_fixes, cancelled, parser)
+
+    def parser(self, uri: str) -> "IncrementalParser":
+        """The document's parser, made at its first lint (on the engine thread: LibCST is imported there)."""
+        parser = self.parsers.get(uri)
+        if parser is None:
+            from trainlint.incremental_parse import IncrementalParser
+
+            parser = self.parsers[uri] = IncrementalParser()
+        return parser
 
     async def located_findings(self, uri: str) -> Optional[Tuple[Findings, LineIndex, List[Tuple[int, Diagnostic]]]]:
         """For a request about a text document or a notebook cell: the findings it belongs to, an index of
@@ -252,6 +267,7 @@ class TrainlintServer(LanguageServer):
             waiting.cancel()
         self.versions.pop(uri, None)
         self.findings.pop(uri, None)
+        self.parsers.pop(uri, None)
         self.changed_at.pop(uri, None)
         for cell in cells:
             self.cell_texts.pop(cell, None)
