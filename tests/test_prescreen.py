@@ -245,14 +245,24 @@ def test_an_optimizer_built_by_torch_optim_counts_whatever_its_name() -> None:
         ("total += loss.item()", False),
         ("total += float(loss) * x.size(0)", False),
         ("total += 2 * loss.detach()", False),
-        ("total += x.shape[0]", True),  # a subscript: followed by the rule, kept here
+        ("total += x.shape[0]", False),  # a subscript of a size: no graph
+        ("total += x", False),  # an element of a parameter no call of this module fills
+        ("total += reduce_tensor(torch.tensor(x.shape[0], device=d), 1)", False),  # library calls on plain values
+        ("total += reduce_tensor(loss, 1)", True),  # ... on the loss
+        ("n = x.size(0) * k\n        total += n", False),  # every binding of `n` in its scope is plain
+        ("total += helper(x)", True),  # a same-module function returning a graph
+        ("total += step_fn(x)", True),  # a callee bound to a value may be any function or model
+        ("total += plain(x)", False),  # a same-module function returning a size
         ("losses.append(loss)", True),
         ("losses.append(loss.item())", False),
     ],
 )
 def test_an_accumulation_of_a_detached_value_is_not_a_kept_loss(kept: str, screened: bool) -> None:
     """TL401 never reports a value that carries no graph (``GraphValues.kind`` is None for it)."""
-    code = f"def train(model, loader, opt, losses):\n    total = 0\n    for x in loader:\n        loss = model(x)\n        loss.backward()\n        {kept}\n"
+    code = (
+        "def helper(b):\n    return model(b)\ndef plain(b):\n    return b.numel()\nstep_fn = make_step()\nk = 3\n"
+        f"def train(model, loader, opt, losses):\n    total = 0\n    for x in loader:\n        loss = model(x)\n        loss.backward()\n        {kept}\n"
+    )
     assert screened_codes(ast.parse(code), ["TL401"]) == (["TL401"] if screened else [])
 
 
@@ -266,12 +276,14 @@ def test_a_cast_the_module_rebinds_is_followed() -> None:
     [
         ("n = x.size(0)", False),  # every binding of the name detached: followed
         ("n = x.size(0)\n        n = loss", True),  # one binding carries a graph
-        ("n, m = x.size(0), 1", True),  # not a plain binding: not followed
+        ("n, m = x.size(0), 1", False),  # a tuple's elements, followed
+        ("n, m = x.size(0), loss", True),  # ... one of them carries a graph (the screen does not pair them)
+        ("global n\n        n = x.size(0)", True),  # a global: every binding of the module counts
         ("n = loss.item()\n        n.backward()", True),  # a backward reads it: the graph analysis marks it
     ],
 )
 def test_a_name_is_followed_only_when_every_binding_is_detached(binding: str, screened: bool) -> None:
-    code = f"def train(model, loader, total):\n    for x in loader:\n        loss = model(x)\n        loss.backward()\n        {binding}\n        total += n\n"
+    code = f"n = model(first_batch)\ndef train(model, loader, total):\n    for x in loader:\n        loss = model(x)\n        loss.backward()\n        {binding}\n        total += n\n"
     assert screened_codes(ast.parse(code), ["TL401"]) == (["TL401"] if screened else [])
 
 
@@ -316,3 +328,21 @@ def test_an_embedding_called_in_forward_keeps_tl302() -> None:
     code = "import torch\nclass M(torch.nn.Module):\n    def __init__(self):\n        self.emb = torch.nn.Embedding(10, 4)\n    def forward(self, x):\n        return self.emb(x)\nm = M()\ny = m(torch.zeros(3).float())\n"
     assert screened_codes(ast.parse(code), ["TL302"]) == ["TL302"]
     assert screened_codes(ast.parse(code.replace("def forward", "def other")), ["TL302"]) == ["TL302"]  # `self.emb(x)`: x a parameter
+
+
+@pytest.mark.parametrize(
+    "call, screened",
+    [
+        ("", False),  # no call of `train` here: its parameters hold nothing the analysis knows
+        ("train(batch.size(0))", False),
+        ("train(model(batch))", True),
+        ("train(n=model(batch))", True),
+        ("train(*outputs)", True),  # a starred argument may fill any parameter
+        ("t.train(model(batch))", True),  # called as a method: either offset
+    ],
+)
+def test_a_parameter_holds_what_the_modules_calls_pass(call: str, screened: bool) -> None:
+    code = f"def train(n):\n    for x in loader:\n        model(x).backward()\n        total += n\n{call}\n"
+    if "*outputs" in call:
+        code += "outputs = [model(batch)]\n"
+    assert screened_codes(ast.parse(code), ["TL401"]) == (["TL401"] if screened else [])
