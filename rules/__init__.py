@@ -121,13 +121,17 @@ RULES: Tuple[RuleEntry, ...] = (
     ),
     RuleEntry(
         "TL201", "cuda-amp-on-other-device", "amp.tl201_cuda_amp_on_other_device", "CudaAmpOnOtherDevice", ("autocast", "GradScaler"),
-        lambda module: module.calls_amp,  # as code: `autocast(...)` or `GradScaler(...)` called, under any import name
+        # as code: `torch.cuda.amp.autocast(...)`/`GradScaler(...)` (not `enabled=False`), `autocast("cuda")`,
+        # `torch.amp.GradScaler()` (CUDA by default), or a `torch.cuda.amp` API held by a name
+        lambda module: module.amp_may_be_cuda_only,
     ),
     # A device type decided by a string test: both literals occur in `"cuda" if ... else "cpu"`;
     # as code, a conditional expression or an `if` statement (TL202's statement forms), and an autocast called
     RuleEntry(
         "TL202", "device-type-sniffing", "amp.tl202_device_type_sniffing", "DeviceTypeSniffing", (("cuda", "cpu", "autocast"),),
-        lambda module: module.calls_amp and module.chooses_by_condition,
+        # as code: `"cuda" if c else "cpu"` or an `if` branch binding one of them (or a CPU autocast), and an autocast
+        # given a device type
+        lambda module: module.sniffs_device_type,
     ),
     RuleEntry(
         "TL301", "unfiltered-batch-kwargs", "batches.tl301_unfiltered_batch_kwargs", "UnfilteredBatchKwargs", (("DataLoader", "**"),),

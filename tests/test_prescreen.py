@@ -167,6 +167,11 @@ def test_missing_zero_grad_needs_a_loop_that_runs_a_backward_and_steps(code: str
         ("self.net.forward(**b)", True, True),
         ("factory(**options)", False, True),
         ("make()(**options)", False, False),
+        ("from timm.models import create_model\nm = create_model(name, **kwargs)", False, False),  # an import: code
+        ("from x import create_model\ndef run():\n    create_model(name, **kwargs)", False, False),
+        ("def run():\n    create_model(name, **kwargs)\nfrom x import create_model", True, True),  # above it: kept
+        ("create_model(**kwargs)\nfrom timm.models import create_model", True, True),  # called before its import
+        ("from timm.models import create_model\ncreate_model = wrap(create_model)\ncreate_model(**kwargs)", True, True),
     ],
 )
 def test_batch_kwargs_calls(code: str, model_kwargs: bool, kwargs: bool) -> None:
@@ -189,6 +194,26 @@ def test_batch_kwargs_calls(code: str, model_kwargs: bool, kwargs: bool) -> None
         ("DataLoader(ds, **{'pin_memory': True})", "pins", True),
         ("x = x.pin_memory()", "pins", True),
         ("DataLoader(ds, num_workers=2)", "pins", False),
+        ("DataLoader(ds, pin_memory=args.pin_mem)", "pins", False),  # an argparse flag: True or False
+        ("DataLoader(ds, pin_memory=torch.cuda.is_available())", "pins", False),
+        ("pin = True\nDataLoader(ds, pin_memory=pin)", "pins", True),
+        ("class C:\n    pin = True\n    def f(self):\n        DataLoader(ds, pin_memory=self.pin)", "pins", True),
+        ("kwargs = {'pin_memory': use_cuda}\nDataLoader(ds, **kwargs)", "pins", False),
+        ("kwargs['pin_memory'] = True", "pins", True),
+        ("DataLoader(ds, 32, True, None, None, 2, None, True)", "pins", True),  # positionally
+        ("p.add_argument('--pin', choices=[True], default=True)\nDataLoader(ds, pin_memory=args.pin)", "pins", True),
+        ("with torch.cuda.amp.autocast():\n    pass", "amp_may_be_cuda_only", True),
+        ("with torch.cuda.amp.autocast(enabled=False):\n    pass", "amp_may_be_cuda_only", False),
+        ("from torch.cuda.amp import autocast\nwith autocast(dtype=d):\n    pass", "amp_may_be_cuda_only", True),
+        ("with torch.autocast(device_type=x.device.type):\n    pass", "amp_may_be_cuda_only", False),
+        ("with torch.autocast('cuda'):\n    pass", "amp_may_be_cuda_only", True),
+        ("scaler = torch.amp.GradScaler()", "amp_may_be_cuda_only", True),  # CUDA by default
+        ("scaler = torch.amp.GradScaler(device)", "amp_may_be_cuda_only", False),
+        ("ctx = torch.cuda.amp.autocast\nwith torch.autocast(device.type):\n    pass", "amp_may_be_cuda_only", True),
+        ("t = 'cuda' if c else 'cpu'\nwith torch.autocast(t):\n    pass", "sniffs_device_type", True),
+        ("if c:\n    t = 'cuda'\nwith torch.autocast(t):\n    pass", "sniffs_device_type", True),
+        ("t = 'cuda' if c else 'cpu'\nwith torch.cuda.amp.autocast():\n    pass", "sniffs_device_type", False),  # no device type
+        ("t = x.device.type\nwith torch.autocast(t):\n    pass", "sniffs_device_type", False),
         ("data = np.load(path)", "reads_whole_file", True),
         ("from numpy import loadtxt as read\ndata = read(path)", "reads_whole_file", True),
         ("data = json.dumps(x)", "reads_whole_file", False),
@@ -346,3 +371,30 @@ def test_a_parameter_holds_what_the_modules_calls_pass(call: str, screened: bool
     if "*outputs" in call:
         code += "outputs = [model(batch)]\n"
     assert screened_codes(ast.parse(code), ["TL401"]) == (["TL401"] if screened else [])
+
+
+def test_a_loop_that_trains_through_a_function_it_calls_is_no_evaluation() -> None:
+    """timm's `main`: `validate` sets eval mode (and runs its own loop under no_grad); the epoch loop calls it and
+    `train_one_epoch`, whose nested `_backward` runs the backward: `Loops.trains` says that loop trains."""
+    code = textwrap.dedent(
+        """
+        def train_one_epoch(model, loader):
+            def _backward(loss):
+                loss.backward()
+            for x in loader:
+                _backward(model(x))
+        def validate(model, loader):
+            model.eval()
+            with torch.no_grad():
+                for x in loader:
+                    model(x)
+        def main():
+            for epoch in range(10):
+                train_one_epoch(model, loader)
+                validate(model, loader)
+        """
+    )
+    assert screened_codes(ast.parse(code), ["TL404"]) == []
+    # reached only from a function defined in the loop's callee, never called: the call graph does not follow it
+    hidden = code.replace("                _backward(model(x))", "                model(x)\n            def unused():\n                train_one_epoch(m, l)")
+    assert screened_codes(ast.parse(hidden.replace("train_one_epoch(model, loader)\n", "helper()\n")), ["TL404"]) == ["TL404"]

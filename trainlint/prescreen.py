@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Dict, List, NamedTuple, Sequence, Set, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from trainlint.prescreen_values import MODULE, ModuleValues, target_names
 from trainlint.registry import ENTRIES_BY_CODE
 from trainlint.step_words import (
     BACKWARD_METHODS,
+    CUDA_DEVICE,
     DTYPE_KEEPING,
     GENERIC_HOOK_NAMES,
     GRAD_FREE_HOOK,
@@ -120,7 +121,6 @@ class Features:
         self._pins_whatever_value = False  # `x.pin_memory()`, or "pin_memory" as a string not read below
         self._pin_values: List[ast.AST] = []  # `pin_memory=v`, `{"pin_memory": v}`, `d["pin_memory"] = v`, a DataLoader's 8th argument
         self._pin_keys: Set[int] = set()  # ids of the "pin_memory" strings read as keys there
-        self.chooses_by_condition = False  # `a if c else b`, or an `if` statement: how TL202's sniffs choose a type
         self.moves = False  # `.to(...)`, `.cuda()`, `device=`, `torch.cuda.FloatTensor(...)`: what may put a value on an accelerator
         self.moves_whole_value = False  # one of them, `.cuda()`, `device=`, `torch.cuda.FloatTensor(...)` outside a loop and per-item code
         self._walk(tree)
@@ -169,6 +169,10 @@ class Features:
         self._bindings: Dict[str, int] = {}
         self._plain_values: Dict[str, List[ast.AST]] = {}  # `name = value` (one name per target): the values
         self._aliases: Dict[str, str] = {}  # `import x as y`, `from m import x as y`: y -> x
+        self._cuda_imports: Set[str] = set()  # names bound by an import from or of something named `cuda` ("*" for a star)
+        self._called_funcs: Set[int] = set()  # ids of the callees of calls
+        self._sniff_shaped = False  # `"cuda" if c else "cpu"`, or an `if` branch that is only `x = "cuda"`/`"cpu"`
+        self._amp_references: List[ast.AST] = []  # `autocast`/`GradScaler` named other than as a callee
         # (node, enclosing functions, enclosing loops, loops around it in its own function, whether a move there
         # would already be per batch: in a loop or comprehension, or in `__getitem__`-like code, as TL103 reads it)
         stack: List[Tuple[ast.AST, Tuple[int, ...], Tuple[ast.AST, ...], int, bool]] = [(tree, (), (), 0, False)]
@@ -212,6 +216,9 @@ class Features:
                     for alias in node.names  # type: ignore[attr-defined]
                     if "optim" in module or "optim" in alias.name
                 )
+                for alias in node.names:  # type: ignore[attr-defined]
+                    if "cuda" in module or "cuda" in alias.name:  # `from torch.cuda.amp import autocast`, `import torch.cuda.amp as A`
+                        self._cuda_imports.add(alias.asname or alias.name.split(".")[0])
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 name = node.name  # type: ignore[attr-defined]
                 if STEP_HOOK_NAME.search(name):
@@ -247,6 +254,8 @@ class Features:
             elif kind is ast.Name:
                 if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
                     self._bind(node.id)  # type: ignore[attr-defined]
+                elif node.id in _AMP_APIS and id(node) not in self._called_funcs:  # type: ignore[attr-defined]
+                    self._amp_references.append(node)
             elif kind is ast.arg:
                 self._bind(node.arg)  # type: ignore[attr-defined]
             elif kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
@@ -288,11 +297,13 @@ class Features:
                 # `torch.cuda.FloatTensor` named anywhere: a call through any alias of it moves data
                 if node.attr.endswith("Tensor") and _last_name(node.value) == "cuda":  # type: ignore[attr-defined]
                     self.moves = self.moves_whole_value = True
+                if node.attr in _AMP_APIS and id(node) not in self._called_funcs:  # type: ignore[attr-defined]
+                    self._amp_references.append(node)
             elif kind is ast.Constant:
                 if node.value == "pin_memory" and id(node) not in self._pin_keys:  # type: ignore[attr-defined]
                     self._pins_whatever_value = True
             elif kind is ast.IfExp or kind is ast.If:
-                self.chooses_by_condition = True
+                self._sniff_shaped = self._sniff_shaped or _sniff_shaped(node)
             elif kind is ast.With or kind is ast.AsyncWith:
                 for item in node.items:  # type: ignore[attr-defined]
                     for bound_name in target_names(item.optional_vars) if item.optional_vars else ():
@@ -306,6 +317,7 @@ class Features:
 
     def _call(self, call: ast.Call, here: "_Place", local_loops: int, per_batch: bool) -> None:
         name = _last_name(call.func)
+        self._called_funcs.add(id(call.func))
         if name:
             self._called.add(name)
             for function in here.functions:
@@ -552,8 +564,53 @@ class Features:
         lists = self.takes_indices and any(n in self._sequence_names and self._may_be_float(i) for n, i in self._list_subscripts)
         self.may_index_with_float = lists or any(map(self._may_be_float, self._index_values)) or self._module_takes_float()
         self.calls_amp = not called.isdisjoint(_AMP_APIS)
+        self.amp_may_be_cuda_only = self.calls_amp and self._amp_may_be_cuda_only()
+        self.sniffs_device_type = self.calls_amp and self._may_sniff_device_type()
         self.reads_whole_file = not called.isdisjoint(_FILE_READERS)
         self.builds_tf_pipeline = not called.isdisjoint(_TF_PIPELINES)
+
+    def _amp_may_be_cuda_only(self) -> bool:
+        """Mirror TL201's ``_hard_wired``, wider: a ``torch.cuda.amp`` API called (not with ``enabled=False``),
+        ``autocast("cuda")``, a ``GradScaler()`` without a device (it defaults to CUDA), or a CUDA-only API held by a
+        name (``ctx = torch.cuda.amp.autocast if ... else nullcontext``), which the rule follows to its calls."""
+        if any(self._may_name_cuda_amp(r) for r in self._amp_references):
+            return True
+        if any(alias in self._cuda_imports and original in _AMP_APIS for alias, original in self._aliases.items()):
+            return True  # `from torch.cuda.amp import autocast as ac`: followed through any name
+        return any(self._amp_call_may_be_cuda_only(call) for api in _AMP_APIS for call in self._amp_calls(api))
+
+    def _amp_calls(self, api: str) -> List[ast.Call]:
+        """Calls of ``autocast``/``GradScaler`` by that name or an import alias, whose arguments the rules bind."""
+        names = {api, *(alias for alias, original in self._aliases.items() if original == api)}
+        return [call for name in names for call in self.values.calls_named(name) if _binds_arguments(call)]
+
+    def _may_sniff_device_type(self) -> bool:
+        """Mirror TL202: a sniff (``"cuda" if c else "cpu"``, or ``if`` branches binding those types), or a CPU
+        autocast in the other branch of one; and an autocast given a device type, which a sniff must feed."""
+        device_types = [
+            call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "device_type"), None)
+            for call in self._amp_calls("autocast")
+        ]
+        cpu_autocast = any(isinstance(d, ast.Constant) and d.value == "cpu" for d in device_types)
+        return any(d is not None for d in device_types) and (self._sniff_shaped or cpu_autocast)
+
+    def _may_name_cuda_amp(self, func: ast.AST) -> bool:
+        """``torch.cuda.amp.autocast``, ``amp.autocast`` after ``from torch.cuda import amp``, ``autocast`` imported
+        from ``torch.cuda.amp`` (or by a star import from it)."""
+        root = _dotted(func).split(".")[0] or _last_name(func)
+        return "cuda" in _dotted(func) or root in self._cuda_imports or "*" in self._cuda_imports
+
+    def _amp_call_may_be_cuda_only(self, call: ast.Call) -> bool:
+        keywords = {k.arg: k.value for k in call.keywords}
+        if _is_false(keywords.get("enabled")):
+            return False  # `_deliberately_cuda`: turned off
+        autocast = self._aliases.get(_last_name(call.func), _last_name(call.func)) == "autocast"
+        if self._may_name_cuda_amp(call.func):
+            return not (autocast and call.args and _is_false(call.args[0]))  # `torch.cuda.amp.autocast(False)`
+        device = call.args[0] if call.args else keywords.get("device_type" if autocast else "device")
+        if device is None:
+            return not autocast  # `torch.amp.GradScaler()` defaults to "cuda"
+        return isinstance(device, ast.Constant) and isinstance(device.value, str) and CUDA_DEVICE.match(device.value) is not None
 
     def _names_code(self, func: ast.AST, line: int) -> bool:
         """Mirror TL301's ``_names_code``: a plain name every binding of which is an import, a def or a class, one
@@ -652,6 +709,31 @@ def _close_over_callees(names: Set[str], functions: List[str], callees: List[Set
         changed = not reached <= found
         found |= reached
     return found
+
+
+def _sniff_shaped(node: ast.AST) -> bool:
+    """TL202's shapes: ``"cuda" if c else "cpu"`` (either way round); an ``if`` with a branch that is one
+    assignment of ``"cuda"`` or ``"cpu"`` (``_type_bound_by_branches``)."""
+    if isinstance(node, ast.IfExp):
+        return {_string(node.body), _string(node.orelse)} == {"cuda", "cpu"}
+    branches = [node.body, node.orelse]  # type: ignore[attr-defined]
+    return any(
+        len(branch) == 1 and isinstance(branch[0], ast.Assign) and len(branch[0].targets) == 1 and _string(branch[0].value) in ("cuda", "cpu")
+        for branch in branches
+    )
+
+
+def _string(node: ast.AST) -> Optional[str]:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _binds_arguments(call: ast.Call) -> bool:
+    """``amp_apis.bind_arguments`` gives up on ``*args`` and ``**kwargs``: the rule reports no such call."""
+    return not any(isinstance(a, ast.Starred) for a in call.args) and all(k.arg is not None for k in call.keywords)
+
+
+def _is_false(value: Optional[ast.AST]) -> bool:
+    return isinstance(value, ast.Constant) and value.value is False
 
 
 def _own_nodes(function: ast.AST) -> List[ast.AST]:

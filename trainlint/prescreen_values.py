@@ -78,7 +78,7 @@ class ModuleValues:
         self._iterated: Dict[_Key, List[_Valued]] = {}  # a loop's or comprehension's target: what it iterates
         self._opaque: Set[_Key] = set()  # `*args`, `self`, lambda parameters, match captures: filled from elsewhere
         self._parameters: Dict[_Key, Optional[int]] = {}  # a def's parameter -> its position (None: keyword-only)
-        self._calls: Dict[str, List[Tuple[ast.Call, int]]] = {}  # calls with arguments by the callee's last name
+        self._calls: Dict[str, List[Tuple[ast.Call, int]]] = {}  # calls by the callee's last name, with their scope
         self._fills: Dict[str, List[_Valued]] = {}  # `name[k] = v`, `name.append(v)`: what is put into a name
         self._shared: Set[str] = set()  # names some function declares `global` or `nonlocal`
         self._returns: Dict[int, List[ast.AST]] = {}  # function id -> its returned and yielded values
@@ -138,8 +138,11 @@ class ModuleValues:
                 self.record_opaque(argument.arg, function)
 
     def record_call(self, call: ast.Call, scope: int) -> None:
-        if call.args or call.keywords:
-            self._calls.setdefault(last_name(call.func), []).append((call, scope))
+        self._calls.setdefault(last_name(call.func), []).append((call, scope))
+
+    def calls_named(self, name: str) -> List[ast.Call]:
+        """The calls whose callee's last name is ``name``."""
+        return [call for call, _ in self._calls.get(name, ())]
 
     def record_shared(self, names: Iterable[str]) -> None:
         self._shared.update(names)

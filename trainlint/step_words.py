@@ -69,3 +69,6 @@ MODEL_NAME = re.compile(
 )
 MODEL_FACTORY = re.compile(r"^(make|build|create|get|load|init|setup)_|^from_pretrained$")
 FUNCTIONAL_LOSSES = frozenset({"cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "nll_loss"})
+
+# A device string that names CUDA: what makes `torch.autocast("cuda")` hard-wired (TL201, trainlint.analysis.devices).
+CUDA_DEVICE = re.compile(r"^cuda(:\d+)?$")
