@@ -182,6 +182,16 @@ class Features:
         while stack:
             node, functions, loops, local_loops, per_batch = stack.pop()
             kind = type(node)
+            if kind is ast.Name:  # the commonest nodes first; neither has children the walk reads
+                if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
+                    self._bind(node.id)  # type: ignore[attr-defined]
+                elif node.id in _AMP_APIS and id(node) not in self._called_funcs:  # type: ignore[attr-defined]
+                    self._amp_references.append(node)
+                continue
+            if kind is ast.Constant:
+                if node.value == "pin_memory" and id(node) not in self._pin_keys:  # type: ignore[attr-defined]
+                    self._pins_whatever_value = True
+                continue
             if kind is ast.Call:
                 self._call(node, _Place(functions, loops), local_loops, per_batch)  # type: ignore[arg-type]
                 self._float_or_index_call(node, _Place(functions, loops))  # type: ignore[arg-type]
@@ -243,19 +253,14 @@ class Features:
                 elif GRAD_FREE_HOOK.match(name):
                     self._grad_free_hooks.add(index)
                 inner = (functions + (index,), loops, 0, name in _PER_ITEM_FUNCTIONS)
-                stack.extend((child, *inner) for child in ast.iter_child_nodes(node))
+                stack.extend((child, *inner) for child in _children(node))
                 continue
             elif kind is ast.Lambda:  # its parameters are recorded in the scope around it: wider, never narrower
                 for argument in ast.walk(node.args):  # type: ignore[attr-defined]
                     if isinstance(argument, ast.arg):
                         self.values.record_opaque(argument.arg, _scope(functions))
-                stack.extend((child, functions, loops, 0, False) for child in ast.iter_child_nodes(node))
+                stack.extend((child, functions, loops, 0, False) for child in _children(node))
                 continue
-            elif kind is ast.Name:
-                if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
-                    self._bind(node.id)  # type: ignore[attr-defined]
-                elif node.id in _AMP_APIS and id(node) not in self._called_funcs:  # type: ignore[attr-defined]
-                    self._amp_references.append(node)
             elif kind is ast.arg:
                 self._bind(node.arg)  # type: ignore[attr-defined]
             elif kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
@@ -275,7 +280,7 @@ class Features:
                 self._bind_code([node.name], node, module_statements, functions)  # type: ignore[attr-defined]
                 self.values.record_class(node.name, _scope(functions))  # type: ignore[attr-defined]
                 self._method_ids.update(id(n) for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))  # type: ignore[attr-defined]
-                stack.extend((child, functions, loops, 0, per_batch) for child in ast.iter_child_nodes(node))
+                stack.extend((child, functions, loops, 0, per_batch) for child in _children(node))
                 continue
             elif kind is ast.For or kind is ast.AsyncFor or kind is ast.While:
                 self._loop_calls[node] = set()
@@ -285,7 +290,7 @@ class Features:
                 if kind is not ast.While:
                     self.values.record_iteration(node.target, node.iter, _scope(functions))  # type: ignore[attr-defined]
                 inner = (functions, loops + (node,), local_loops + 1, True)
-                stack.extend((child, *inner) for child in ast.iter_child_nodes(node))
+                stack.extend((child, *inner) for child in _children(node))
                 continue
             elif kind in _COMPREHENSIONS:
                 held_out = any(_names_held_out_data(g.iter) for g in node.generators)  # type: ignore[attr-defined]
@@ -299,9 +304,6 @@ class Features:
                     self.moves = self.moves_whole_value = True
                 if node.attr in _AMP_APIS and id(node) not in self._called_funcs:  # type: ignore[attr-defined]
                     self._amp_references.append(node)
-            elif kind is ast.Constant:
-                if node.value == "pin_memory" and id(node) not in self._pin_keys:  # type: ignore[attr-defined]
-                    self._pins_whatever_value = True
             elif kind is ast.IfExp or kind is ast.If:
                 self._sniff_shaped = self._sniff_shaped or _sniff_shaped(node)
             elif kind is ast.With or kind is ast.AsyncWith:
@@ -313,7 +315,7 @@ class Features:
                     self._no_grad_blocks.append((functions, start, (node.end_lineno, node.end_col_offset)))  # type: ignore[attr-defined]
             elif kind is ast.Try or kind.__name__ == "TryStar":
                 self.handles_errors = self.handles_errors or bool(node.handlers)  # type: ignore[attr-defined]
-            stack.extend((child, functions, loops, local_loops, per_batch) for child in ast.iter_child_nodes(node))
+            stack.extend((child, functions, loops, local_loops, per_batch) for child in _children(node))
 
     def _call(self, call: ast.Call, here: "_Place", local_loops: int, per_batch: bool) -> None:
         name = _last_name(call.func)
@@ -745,6 +747,27 @@ def _own_nodes(function: ast.AST) -> List[ast.AST]:
         found.append(node)
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             pending.extend(ast.iter_child_nodes(node))
+    return found
+
+
+_SKIPPED_FIELDS = frozenset({"ctx", "op", "ops", "type_comment", "type_ignores"})  # nodes no condition reads
+_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def _children(node: ast.AST) -> List[ast.AST]:
+    """``ast.iter_child_nodes`` without the ``Load``/``Store`` contexts and the operators: a third of the nodes of a
+    module, which the walk would otherwise push, pop and dispatch for nothing."""
+    kind = type(node)
+    fields = _CHILD_FIELDS.get(kind)
+    if fields is None:
+        fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _SKIPPED_FIELDS)
+    found: List[ast.AST] = []
+    for field in fields:
+        value = getattr(node, field, None)
+        if type(value) is list:
+            found.extend(v for v in value if isinstance(v, ast.AST))
+        elif isinstance(value, ast.AST):
+            found.append(value)
     return found
 
 
