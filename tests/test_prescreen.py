@@ -167,6 +167,11 @@ def test_missing_zero_grad_needs_a_loop_that_runs_a_backward_and_steps(code: str
         ("self.net.forward(**b)", True, True),
         ("factory(**options)", False, True),
         ("make()(**options)", False, False),
+        ("from timm.models import create_model\nm = create_model(name, **kwargs)", False, False),  # an import: code
+        ("from x import create_model\ndef run():\n    create_model(name, **kwargs)", False, False),
+        ("def run():\n    create_model(name, **kwargs)\nfrom x import create_model", True, True),  # above it: kept
+        ("create_model(**kwargs)\nfrom timm.models import create_model", True, True),  # called before its import
+        ("from timm.models import create_model\ncreate_model = wrap(create_model)\ncreate_model(**kwargs)", True, True),
     ],
 )
 def test_batch_kwargs_calls(code: str, model_kwargs: bool, kwargs: bool) -> None:
@@ -189,6 +194,26 @@ def test_batch_kwargs_calls(code: str, model_kwargs: bool, kwargs: bool) -> None
         ("DataLoader(ds, **{'pin_memory': True})", "pins", True),
         ("x = x.pin_memory()", "pins", True),
         ("DataLoader(ds, num_workers=2)", "pins", False),
+        ("DataLoader(ds, pin_memory=args.pin_mem)", "pins", False),  # an argparse flag: True or False
+        ("DataLoader(ds, pin_memory=torch.cuda.is_available())", "pins", False),
+        ("pin = True\nDataLoader(ds, pin_memory=pin)", "pins", True),
+        ("class C:\n    pin = True\n    def f(self):\n        DataLoader(ds, pin_memory=self.pin)", "pins", True),
+        ("kwargs = {'pin_memory': use_cuda}\nDataLoader(ds, **kwargs)", "pins", False),
+        ("kwargs['pin_memory'] = True", "pins", True),
+        ("DataLoader(ds, 32, True, None, None, 2, None, True)", "pins", True),  # positionally
+        ("p.add_argument('--pin', choices=[True], default=True)\nDataLoader(ds, pin_memory=args.pin)", "pins", True),
+        ("with torch.cuda.amp.autocast():\n    pass", "amp_may_be_cuda_only", True),
+        ("with torch.cuda.amp.autocast(enabled=False):\n    pass", "amp_may_be_cuda_only", False),
+        ("from torch.cuda.amp import autocast\nwith autocast(dtype=d):\n    pass", "amp_may_be_cuda_only", True),
+        ("with torch.autocast(device_type=x.device.type):\n    pass", "amp_may_be_cuda_only", False),
+        ("with torch.autocast('cuda'):\n    pass", "amp_may_be_cuda_only", True),
+        ("scaler = torch.amp.GradScaler()", "amp_may_be_cuda_only", True),  # CUDA by default
+        ("scaler = torch.amp.GradScaler(device)", "amp_may_be_cuda_only", False),
+        ("ctx = torch.cuda.amp.autocast\nwith torch.autocast(device.type):\n    pass", "amp_may_be_cuda_only", True),
+        ("t = 'cuda' if c else 'cpu'\nwith torch.autocast(t):\n    pass", "sniffs_device_type", True),
+        ("if c:\n    t = 'cuda'\nwith torch.autocast(t):\n    pass", "sniffs_device_type", True),
+        ("t = 'cuda' if c else 'cpu'\nwith torch.cuda.amp.autocast():\n    pass", "sniffs_device_type", False),  # no device type
+        ("t = x.device.type\nwith torch.autocast(t):\n    pass", "sniffs_device_type", False),
         ("data = np.load(path)", "reads_whole_file", True),
         ("from numpy import loadtxt as read\ndata = read(path)", "reads_whole_file", True),
         ("data = json.dumps(x)", "reads_whole_file", False),
@@ -245,14 +270,24 @@ def test_an_optimizer_built_by_torch_optim_counts_whatever_its_name() -> None:
         ("total += loss.item()", False),
         ("total += float(loss) * x.size(0)", False),
         ("total += 2 * loss.detach()", False),
-        ("total += x.shape[0]", True),  # a subscript: followed by the rule, kept here
+        ("total += x.shape[0]", False),  # a subscript of a size: no graph
+        ("total += x", False),  # an element of a parameter no call of this module fills
+        ("total += reduce_tensor(torch.tensor(x.shape[0], device=d), 1)", False),  # library calls on plain values
+        ("total += reduce_tensor(loss, 1)", True),  # ... on the loss
+        ("n = x.size(0) * k\n        total += n", False),  # every binding of `n` in its scope is plain
+        ("total += helper(x)", True),  # a same-module function returning a graph
+        ("total += step_fn(x)", True),  # a callee bound to a value may be any function or model
+        ("total += plain(x)", False),  # a same-module function returning a size
         ("losses.append(loss)", True),
         ("losses.append(loss.item())", False),
     ],
 )
 def test_an_accumulation_of_a_detached_value_is_not_a_kept_loss(kept: str, screened: bool) -> None:
     """TL401 never reports a value that carries no graph (``GraphValues.kind`` is None for it)."""
-    code = f"def train(model, loader, opt, losses):\n    total = 0\n    for x in loader:\n        loss = model(x)\n        loss.backward()\n        {kept}\n"
+    code = (
+        "def helper(b):\n    return model(b)\ndef plain(b):\n    return b.numel()\nstep_fn = make_step()\nk = 3\n"
+        f"def train(model, loader, opt, losses):\n    total = 0\n    for x in loader:\n        loss = model(x)\n        loss.backward()\n        {kept}\n"
+    )
     assert screened_codes(ast.parse(code), ["TL401"]) == (["TL401"] if screened else [])
 
 
@@ -266,12 +301,14 @@ def test_a_cast_the_module_rebinds_is_followed() -> None:
     [
         ("n = x.size(0)", False),  # every binding of the name detached: followed
         ("n = x.size(0)\n        n = loss", True),  # one binding carries a graph
-        ("n, m = x.size(0), 1", True),  # not a plain binding: not followed
+        ("n, m = x.size(0), 1", False),  # a tuple's elements, followed
+        ("n, m = x.size(0), loss", True),  # ... one of them carries a graph (the screen does not pair them)
+        ("global n\n        n = x.size(0)", True),  # a global: every binding of the module counts
         ("n = loss.item()\n        n.backward()", True),  # a backward reads it: the graph analysis marks it
     ],
 )
 def test_a_name_is_followed_only_when_every_binding_is_detached(binding: str, screened: bool) -> None:
-    code = f"def train(model, loader, total):\n    for x in loader:\n        loss = model(x)\n        loss.backward()\n        {binding}\n        total += n\n"
+    code = f"n = model(first_batch)\ndef train(model, loader, total):\n    for x in loader:\n        loss = model(x)\n        loss.backward()\n        {binding}\n        total += n\n"
     assert screened_codes(ast.parse(code), ["TL401"]) == (["TL401"] if screened else [])
 
 
@@ -316,3 +353,48 @@ def test_an_embedding_called_in_forward_keeps_tl302() -> None:
     code = "import torch\nclass M(torch.nn.Module):\n    def __init__(self):\n        self.emb = torch.nn.Embedding(10, 4)\n    def forward(self, x):\n        return self.emb(x)\nm = M()\ny = m(torch.zeros(3).float())\n"
     assert screened_codes(ast.parse(code), ["TL302"]) == ["TL302"]
     assert screened_codes(ast.parse(code.replace("def forward", "def other")), ["TL302"]) == ["TL302"]  # `self.emb(x)`: x a parameter
+
+
+@pytest.mark.parametrize(
+    "call, screened",
+    [
+        ("", False),  # no call of `train` here: its parameters hold nothing the analysis knows
+        ("train(batch.size(0))", False),
+        ("train(model(batch))", True),
+        ("train(n=model(batch))", True),
+        ("train(*outputs)", True),  # a starred argument may fill any parameter
+        ("t.train(model(batch))", True),  # called as a method: either offset
+    ],
+)
+def test_a_parameter_holds_what_the_modules_calls_pass(call: str, screened: bool) -> None:
+    code = f"def train(n):\n    for x in loader:\n        model(x).backward()\n        total += n\n{call}\n"
+    if "*outputs" in call:
+        code += "outputs = [model(batch)]\n"
+    assert screened_codes(ast.parse(code), ["TL401"]) == (["TL401"] if screened else [])
+
+
+def test_a_loop_that_trains_through_a_function_it_calls_is_no_evaluation() -> None:
+    """timm's `main`: `validate` sets eval mode (and runs its own loop under no_grad); the epoch loop calls it and
+    `train_one_epoch`, whose nested `_backward` runs the backward: `Loops.trains` says that loop trains."""
+    code = textwrap.dedent(
+        """
+        def train_one_epoch(model, loader):
+            def _backward(loss):
+                loss.backward()
+            for x in loader:
+                _backward(model(x))
+        def validate(model, loader):
+            model.eval()
+            with torch.no_grad():
+                for x in loader:
+                    model(x)
+        def main():
+            for epoch in range(10):
+                train_one_epoch(model, loader)
+                validate(model, loader)
+        """
+    )
+    assert screened_codes(ast.parse(code), ["TL404"]) == []
+    # reached only from a function defined in the loop's callee, never called: the call graph does not follow it
+    hidden = code.replace("                _backward(model(x))", "                model(x)\n            def unused():\n                train_one_epoch(m, l)")
+    assert screened_codes(ast.parse(hidden.replace("train_one_epoch(model, loader)\n", "helper()\n")), ["TL404"]) == ["TL404"]

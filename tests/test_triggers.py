@@ -6,6 +6,7 @@ narrow shows up here as a finding the prefilter would have hidden.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -97,3 +98,36 @@ _HISTORY = "self.history = []\nself.history.append(x)\n"
 )
 def test_history_rule_triggers_only_where_code_runs_per_training_step(per_step: str, triggered: bool) -> None:
     assert ("TL402" in triggered_codes(_HISTORY + per_step + "\n", ALL_CODES)) is triggered
+
+
+_SPLIT_NAMES = [
+    "val_loader", "Val_Loader", "VALID_DL", "testloader", "eval_dataloaders", "dev_set", "loader_val", "DataLoader_Test",
+    "dl_dev", "interval_data", "contest_data", "latest_ds", "self.val_dataloader()", "loaders['val']", 'splits[ "Test" ]',
+    "loaders['train']", "valuation_loader", "data_loader_valid", "x.test_iter", "_val_loader", "loader_vals",
+]
+
+
+@pytest.mark.parametrize("text", _SPLIT_NAMES)
+def test_the_held_out_loader_trigger_matches_what_one_plain_pattern_matches(text: str) -> None:
+    """The trigger is written for the regular expression engine's fast scan (a class of first letters, no leading
+    group); it must match exactly what the plain case-insensitive pattern it replaces matches."""
+    from rules import _HELD_OUT_LOADER
+    from trainlint.step_words import HELD_OUT_SPLITS, SPLIT_LOADER_PREFIXES, SPLIT_LOADER_SUFFIXES
+
+    plain = re.compile(
+        rf"(?i)\b(?:{HELD_OUT_SPLITS})_?(?:{SPLIT_LOADER_SUFFIXES})s?\b"
+        rf"|(?:{SPLIT_LOADER_PREFIXES})_?(?:{HELD_OUT_SPLITS})\b"
+        rf"|\[\s*[\"'](?:{HELD_OUT_SPLITS})[\"']\s*\]"
+    )
+    assert occurs((_HELD_OUT_LOADER,), text) is bool(plain.search(text))
+
+
+@pytest.mark.parametrize(
+    "text, found",
+    [("def training_step(self):", True), ("undef training_step(x)", False), ("def on_train_batch_end(s):", True),
+     ("x.backward()", True), ("self.G_optim.step()", True), ("scheduler.step()", False), ("def prepare_extra_step_kwargs(", False)],
+)
+def test_per_step_code_alternatives(text: str, found: bool) -> None:
+    from rules import _PER_STEP_CODE
+
+    assert occurs((_PER_STEP_CODE,), text) is found

@@ -22,6 +22,7 @@ and findings never depend on it beyond that.
 from __future__ import annotations
 
 import re
+from itertools import repeat
 from typing import FrozenSet, List
 
 from trainlint.registry import ENTRIES_BY_CODE
@@ -56,16 +57,16 @@ def _triggered(text: str, codes: FrozenSet[str]) -> List[str]:
 
 
 def occurs(trigger, text: str) -> bool:
-    """A trigger is a substring, or a tuple of parts that must all occur; a part may be a tuple of alternatives
-    or a compiled regular expression."""
+    """A trigger is a substring, or a tuple of parts that must all occur; a part may be a compiled regular
+    expression, or a tuple of alternatives (substrings or regular expressions)."""
     if isinstance(trigger, str):
         return trigger in text
     return all(_part_occurs(part, text) for part in trigger)
 
 
 def _part_occurs(part, text: str) -> bool:
+    if isinstance(part, tuple):
+        return any(map(_part_occurs, part, repeat(text)))
     if isinstance(part, str):
         return part in text
-    if isinstance(part, tuple):
-        return any(option in text for option in part)
     return part.search(text) is not None

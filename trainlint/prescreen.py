@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Dict, List, NamedTuple, Sequence, Set, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
 
+from trainlint.prescreen_values import MODULE, ModuleValues, target_names
 from trainlint.registry import ENTRIES_BY_CODE
 from trainlint.step_words import (
     BACKWARD_METHODS,
-    CASTS,
-    DETACHING_ATTRIBUTES,
-    DETACHING_METHODS,
+    CUDA_DEVICE,
     DTYPE_KEEPING,
     GENERIC_HOOK_NAMES,
     GRAD_FREE_HOOK,
@@ -117,12 +116,12 @@ class Features:
         self._index_values: List[ast.AST] = []  # what TL302's index uses receive: `input_ids=v`, `{"labels": v}`, ...
         self._list_subscripts: List[Tuple[str, ast.AST]] = []  # `xs[i]`: the name and the index
         self._sequence_names: Set[str] = set()  # names some binding makes a Python list (`xs = []`, `list(...)`)
-        self.calls_with_kwargs = False  # `f(**batch)`, `self.f.forward(**b)`: a `**` into a dotted name
-        self.calls_model_with_kwargs = False  # ... into one named like a model (`model`, `self.net`)
+        self._kwargs_callees: List[Tuple[ast.AST, int]] = []  # `f(**batch)`, `self.f.forward(**b)`: the dotted callee, its line
         self.defines_forward = False  # a `def forward(`: a model class of this module, whatever its instances are called
         self.cuts_batches = False  # `x[i:i + bs]` in a loop, `x.split(n)`, `torch.chunk(x, n)`: what TL103 takes for batching by hand
-        self.pins = False  # `x.pin_memory()`, a `pin_memory=` keyword, or "pin_memory" as a string (a `**kwargs` dict's key)
-        self.chooses_by_condition = False  # `a if c else b`, or an `if` statement: how TL202's sniffs choose a type
+        self._pins_whatever_value = False  # `x.pin_memory()`, or "pin_memory" as a string not read below
+        self._pin_values: List[ast.AST] = []  # `pin_memory=v`, `{"pin_memory": v}`, `d["pin_memory"] = v`, a DataLoader's 8th argument
+        self._pin_keys: Set[int] = set()  # ids of the "pin_memory" strings read as keys there
         self.moves = False  # `.to(...)`, `.cuda()`, `device=`, `torch.cuda.FloatTensor(...)`: what may put a value on an accelerator
         self.moves_whole_value = False  # one of them, `.cuda()`, `device=`, `torch.cuda.FloatTensor(...)` outside a loop and per-item code
         self._walk(tree)
@@ -135,7 +134,11 @@ class Features:
             self._bindings[name] = self._bindings.get(name, 0) + 1
 
     def _walk(self, tree: ast.AST) -> None:
-        self._following: Set[str] = set()  # names `_detached_name` is following (a cycle is not detached)
+        self._following: Set[str] = set()  # names `_all_bindings` is following (a cycle holds nothing)
+        self.values = ModuleValues()  # every binding by scope: what TL401's and TL104's values may be
+        self._method_ids: Set[int] = set()  # ids of the defs directly in a class body
+        self._code_bindings: Dict[str, int] = {}  # bindings by an import, an undecorated def or a class
+        self._first_module_code: Dict[str, int] = {}  # name -> line of the first module-level import/def/class binding it
         self._names: List[str] = []  # function id -> its name
         self._callees: List[Set[str]] = []  # function id -> last names it calls (nested functions' calls included)
         self._training_functions: Set[str] = set()  # names of functions with a training call of their own
@@ -162,21 +165,36 @@ class Features:
         self._own_zero_grads: Set[int] = set()  # functions with an `x.zero_grad()` of their own (not in a nested def)
         self._loop_plain_calls: Dict[ast.AST, Set[str]] = {}  # loop -> names it calls as plain names, `f(...)`
         self._top_level: Dict[str, List[int]] = {}  # module-level function name -> its ids
+        self._top_level_defs: Dict[str, List[ast.AST]] = {}  # ... -> its definitions
         self._optimizers_built: Set[str] = set()  # `x = <...optim...>(...)`: the dotted targets
         self._optim_names: Set[str] = set()  # names an import binds from or to something named `optim`
         # every name bound in the module, how often (a cast may be shadowed; a name is followed only if all agree)
         self._bindings: Dict[str, int] = {}
         self._plain_values: Dict[str, List[ast.AST]] = {}  # `name = value` (one name per target): the values
-        self._backpropagated: Set[str] = set()  # names read by a backward call: the graph analysis marks them
         self._aliases: Dict[str, str] = {}  # `import x as y`, `from m import x as y`: y -> x
+        self._cuda_imports: Set[str] = set()  # names bound by an import from or of something named `cuda` ("*" for a star)
+        self._called_funcs: Set[int] = set()  # ids of the callees of calls
+        self._sniff_shaped = False  # `"cuda" if c else "cpu"`, or an `if` branch that is only `x = "cuda"`/`"cpu"`
+        self._amp_references: List[ast.AST] = []  # `autocast`/`GradScaler` named other than as a callee
         # (node, enclosing functions, enclosing loops, loops around it in its own function, whether a move there
         # would already be per batch: in a loop or comprehension, or in `__getitem__`-like code, as TL103 reads it)
         stack: List[Tuple[ast.AST, Tuple[int, ...], Tuple[ast.AST, ...], int, bool]] = [(tree, (), (), 0, False)]
         body = getattr(tree, "body", [])
         top_level = {n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        module_statements = set(body)
         while stack:
             node, functions, loops, local_loops, per_batch = stack.pop()
             kind = type(node)
+            if kind is ast.Name:  # the commonest nodes first; neither has children the walk reads
+                if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
+                    self._bind(node.id)  # type: ignore[attr-defined]
+                elif node.id in _AMP_APIS and id(node) not in self._called_funcs:  # type: ignore[attr-defined]
+                    self._amp_references.append(node)
+                continue
+            if kind is ast.Constant:
+                if node.value == "pin_memory" and id(node) not in self._pin_keys:  # type: ignore[attr-defined]
+                    self._pins_whatever_value = True
+                continue
             if kind is ast.Call:
                 self._call(node, _Place(functions, loops), local_loops, per_batch)  # type: ignore[arg-type]
                 self._float_or_index_call(node, _Place(functions, loops))  # type: ignore[arg-type]
@@ -185,6 +203,7 @@ class Features:
                     if _is_index_key(key):
                         self.takes_indices = True
                         self._index_values.append(value)
+                    self._pin_key(key, value)
             elif kind is ast.Subscript:
                 self.takes_indices = self.takes_indices or _is_index_key(node.slice)  # type: ignore[attr-defined]
                 if isinstance(node.value, ast.Name) and not isinstance(node.slice, (ast.Slice, ast.Tuple)):  # type: ignore[attr-defined]
@@ -192,19 +211,27 @@ class Features:
                 if loops and isinstance(node.value, (ast.Name, ast.Attribute)):  # type: ignore[attr-defined]
                     self.cuts_batches = True
             elif kind is ast.AugAssign:
+                self.values.record_assignment([node.target], node.value, _scope(functions))  # type: ignore[attr-defined]
                 if isinstance(node.op, (ast.Add, ast.Sub)) and not isinstance(node.value, ast.Constant):  # type: ignore[attr-defined]
                     self._accumulated(_Place(functions, loops), node.value)  # type: ignore[attr-defined]
+            elif kind is ast.NamedExpr:
+                self.values.record_assignment([node.target], node.value, _scope(functions))  # type: ignore[attr-defined]
             elif kind is ast.Assign or kind is ast.AnnAssign:
                 self._assigned(node, _Place(functions, loops))
             elif kind is ast.ImportFrom or kind is ast.Import:
                 self._aliases.update((alias.asname, alias.name.rsplit(".", 1)[-1]) for alias in node.names if alias.asname)  # type: ignore[attr-defined]
                 module = getattr(node, "module", None) or ""
-                self._bind(*((alias.asname or alias.name).split(".")[0] for alias in node.names))  # type: ignore[attr-defined]
+                bound = [(alias.asname or alias.name).split(".")[0] for alias in node.names]  # type: ignore[attr-defined]
+                self._bind(*bound)
+                self._bind_code(bound, node, module_statements, functions)
                 self._optim_names.update(
                     (alias.asname or alias.name).split(".")[0]
                     for alias in node.names  # type: ignore[attr-defined]
                     if "optim" in module or "optim" in alias.name
                 )
+                for alias in node.names:  # type: ignore[attr-defined]
+                    if "cuda" in module or "cuda" in alias.name:  # `from torch.cuda.amp import autocast`, `import torch.cuda.amp as A`
+                        self._cuda_imports.add(alias.asname or alias.name.split(".")[0])
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 name = node.name  # type: ignore[attr-defined]
                 if STEP_HOOK_NAME.search(name):
@@ -214,8 +241,14 @@ class Features:
                 self._names.append(name)
                 self._callees.append(set())
                 self._bind(name)
+                if not node.decorator_list:  # type: ignore[attr-defined]
+                    self._bind_code([name], node, module_statements, functions)  # a `@property` holds a value
+                if self.values.record_function(name, _scope(functions), id(node) in self._method_ids) != index:
+                    raise AssertionError("function ids out of step")
+                self.values.record_parameters(index, node.args)  # type: ignore[attr-defined]
                 if node in top_level:
                     self._top_level.setdefault(name, []).append(index)
+                    self._top_level_defs.setdefault(name, []).append(node)
                 if name.startswith("test_"):
                     self._in_tests.add(index)
                 if any(_names_no_grad(d) for d in node.decorator_list):  # type: ignore[attr-defined]
@@ -223,51 +256,73 @@ class Features:
                 elif GRAD_FREE_HOOK.match(name):
                     self._grad_free_hooks.add(index)
                 inner = (functions + (index,), loops, 0, name in _PER_ITEM_FUNCTIONS)
-                stack.extend((child, *inner) for child in ast.iter_child_nodes(node))
+                stack.extend((child, *inner) for child in _children(node))
                 continue
-            elif kind is ast.Lambda:
-                stack.extend((child, functions, loops, 0, False) for child in ast.iter_child_nodes(node))
+            elif kind is ast.Lambda:  # its parameters are recorded in the scope around it: wider, never narrower
+                for argument in ast.walk(node.args):  # type: ignore[attr-defined]
+                    if isinstance(argument, ast.arg):
+                        self.values.record_opaque(argument.arg, _scope(functions))
+                stack.extend((child, functions, loops, 0, False) for child in _children(node))
                 continue
-            elif kind is ast.Name:
-                if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
-                    self._bind(node.id)  # type: ignore[attr-defined]
             elif kind is ast.arg:
                 self._bind(node.arg)  # type: ignore[attr-defined]
             elif kind is ast.ExceptHandler and node.name:  # type: ignore[attr-defined]
                 self._bind(node.name)  # type: ignore[attr-defined]
+                self.values.record_inert(node.name, _scope(functions))  # type: ignore[attr-defined]
+            elif kind is ast.Global or kind is ast.Nonlocal:
+                self.values.record_shared(node.names)  # type: ignore[attr-defined]
+            elif kind is ast.Return or kind is ast.Yield or kind is ast.YieldFrom:
+                if node.value is not None and functions:  # type: ignore[attr-defined]
+                    self.values.record_return(functions[-1], node.value)  # type: ignore[attr-defined]
+            elif kind.__name__ in ("MatchAs", "MatchStar", "MatchMapping"):
+                capture = getattr(node, "name", None) or getattr(node, "rest", None)
+                if capture:
+                    self.values.record_opaque(capture, _scope(functions))
             elif kind is ast.ClassDef:
                 self._bind(node.name)  # type: ignore[attr-defined]
-                stack.extend((child, functions, loops, 0, per_batch) for child in ast.iter_child_nodes(node))
+                self._bind_code([node.name], node, module_statements, functions)  # type: ignore[attr-defined]
+                self.values.record_class(node.name, _scope(functions))  # type: ignore[attr-defined]
+                self._method_ids.update(id(n) for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))  # type: ignore[attr-defined]
+                stack.extend((child, functions, loops, 0, per_batch) for child in _children(node))
                 continue
             elif kind is ast.For or kind is ast.AsyncFor or kind is ast.While:
                 self._loop_calls[node] = set()
                 self._loop_plain_calls[node] = set()
                 held_out = kind is not ast.While and _names_held_out_data(node.iter)  # type: ignore[attr-defined]
                 self._loops_for_eval.append((node, functions, held_out))
+                if kind is not ast.While:
+                    self.values.record_iteration(node.target, node.iter, _scope(functions))  # type: ignore[attr-defined]
                 inner = (functions, loops + (node,), local_loops + 1, True)
-                stack.extend((child, *inner) for child in ast.iter_child_nodes(node))
+                stack.extend((child, *inner) for child in _children(node))
                 continue
             elif kind in _COMPREHENSIONS:
                 held_out = any(_names_held_out_data(g.iter) for g in node.generators)  # type: ignore[attr-defined]
                 self._loops_for_eval.append((node, functions, held_out))
+                for generator in node.generators:  # type: ignore[attr-defined]
+                    self.values.record_iteration(generator.target, generator.iter, _scope(functions))
                 per_batch = True
             elif kind is ast.Attribute:
                 # `torch.cuda.FloatTensor` named anywhere: a call through any alias of it moves data
                 if node.attr.endswith("Tensor") and _last_name(node.value) == "cuda":  # type: ignore[attr-defined]
                     self.moves = self.moves_whole_value = True
-            elif kind is ast.Constant:
-                self.pins = self.pins or node.value == "pin_memory"  # type: ignore[attr-defined]
+                if node.attr in _AMP_APIS and id(node) not in self._called_funcs:  # type: ignore[attr-defined]
+                    self._amp_references.append(node)
             elif kind is ast.IfExp or kind is ast.If:
-                self.chooses_by_condition = True
-            elif (kind is ast.With or kind is ast.AsyncWith) and any(_names_no_grad(i.context_expr) for i in node.items):  # type: ignore[attr-defined]
-                start = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
-                self._no_grad_blocks.append((functions, start, (node.end_lineno, node.end_col_offset)))  # type: ignore[attr-defined]
+                self._sniff_shaped = self._sniff_shaped or _sniff_shaped(node)
+            elif kind is ast.With or kind is ast.AsyncWith:
+                for item in node.items:  # type: ignore[attr-defined]
+                    for bound_name in target_names(item.optional_vars) if item.optional_vars else ():
+                        self.values.record_inert(bound_name, _scope(functions))
+                if any(_names_no_grad(i.context_expr) for i in node.items):  # type: ignore[attr-defined]
+                    start = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+                    self._no_grad_blocks.append((functions, start, (node.end_lineno, node.end_col_offset)))  # type: ignore[attr-defined]
             elif kind is ast.Try or kind.__name__ == "TryStar":
                 self.handles_errors = self.handles_errors or bool(node.handlers)  # type: ignore[attr-defined]
-            stack.extend((child, functions, loops, local_loops, per_batch) for child in ast.iter_child_nodes(node))
+            stack.extend((child, functions, loops, local_loops, per_batch) for child in _children(node))
 
     def _call(self, call: ast.Call, here: "_Place", local_loops: int, per_batch: bool) -> None:
         name = _last_name(call.func)
+        self._called_funcs.add(id(call.func))
         if name:
             self._called.add(name)
             for function in here.functions:
@@ -276,9 +331,11 @@ class Features:
                 self._loop_calls[loop].add(name)
                 if isinstance(call.func, ast.Name):
                     self._loop_plain_calls[loop].add(name)
-        self._model_call(call)
-        if name == "pin_memory" or any(keyword.arg == "pin_memory" for keyword in call.keywords):
-            self.pins = True
+        self._kwargs_call(call)
+        self.values.record_call(call, _scope(here.functions))
+        self._pinning_call(call, name)
+        if name == "add_argument":
+            self.values.record_option(call)
         if name in _SPLITTERS and _splits_a_name(call):
             self.cuts_batches = True
         if _may_move(call, name):
@@ -291,13 +348,14 @@ class Features:
         training = backward = False
         if method in BACKWARD_METHODS:
             training = backward = True
-            self._backpropagated.update(n.id for n in ast.walk(call) if isinstance(n, ast.Name))
+            self.values.record_backward(call)
         elif method == "step" and OPTIMIZER_NAME.search(_last_name(func.value)):
             training = True
         elif method in ("append", "extend"):
             self.appends = True
             if method == "append" and len(call.args) == 1 and not isinstance(call.args[0], ast.Constant):
                 self._accumulated(here, call.args[0])
+                self.values.record_append(func.value, call.args[0], _scope(here.functions))
             if method == "append" and len(call.args) + len(call.keywords) == 1:
                 self._appended(func.value, here, local_loops)
         elif method in ("eval", "train") and _is_dotted(func.value) and _sets_eval_mode(call):
@@ -319,15 +377,37 @@ class Features:
             self._backward_functions.update(self._names[f] for f in here.functions)
             self._loop_backward.update(here.loops)
 
-    def _model_call(self, call: ast.Call) -> None:
+    def _kwargs_call(self, call: ast.Call) -> None:
         if not any(keyword.arg is None for keyword in call.keywords):
             return
         func = call.func
         if isinstance(func, ast.Attribute) and func.attr == "forward":
             func = func.value
         if isinstance(func, (ast.Name, ast.Attribute)):
-            self.calls_with_kwargs = True
-            self.calls_model_with_kwargs = self.calls_model_with_kwargs or bool(_MODEL_LIKE.search(_last_name(func)))
+            self._kwargs_callees.append((func, call.lineno))
+
+    def _pinning_call(self, call: ast.Call, name: str) -> None:
+        """What TL104 reads: ``x.pin_memory()``, a ``pin_memory=`` value, a DataLoader's eighth positional argument."""
+        if name == "pin_memory" and isinstance(call.func, ast.Attribute) and not call.args and not call.keywords:
+            self._pins_whatever_value = True
+        self._pin_values.extend(k.value for k in call.keywords if k.arg == "pin_memory")
+        leading = call.args[:8]
+        if len(leading) == 8 and not any(isinstance(a, ast.Starred) for a in leading):
+            self._pin_values.append(leading[7])
+
+    def _pin_key(self, key: Optional[ast.AST], value: ast.AST) -> None:
+        """``{"pin_memory": v}`` (a DataLoader's ``**kwargs``) or ``d["pin_memory"] = v``: the key read, ``v`` kept."""
+        if isinstance(key, ast.Constant) and key.value == "pin_memory":
+            self._pin_keys.add(id(key))
+            self._pin_values.append(value)
+
+    def _bind_code(self, names: List[str], node: ast.AST, module_statements: Set[ast.AST], functions: Tuple[int, ...]) -> None:
+        """Bindings TL301's model test takes for code (an import, a def, a class), and where the module makes them."""
+        for name in names:
+            self._code_bindings[name] = self._code_bindings.get(name, 0) + 1
+            if not functions and node in module_statements:
+                line = node.lineno  # type: ignore[attr-defined]
+                self._first_module_code[name] = min(line, self._first_module_code.get(name, line))
 
     def _float_or_index_call(self, call: ast.Call, here: "_Place") -> None:
         name = _last_name(call.func)
@@ -360,10 +440,17 @@ class Features:
     def _assigned(self, node: ast.AST, here: "_Place") -> None:
         value = node.value  # type: ignore[attr-defined]
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]  # type: ignore[attr-defined]
-        if value is None:
+        scope = _scope(here.functions)
+        if value is None:  # `x: int`: a name annotated, holding nothing yet
+            for name in target_names(node.target):  # type: ignore[attr-defined]
+                self.values.record_inert(name, scope)
             return
         if not here.functions:
             self._module_lists.update(_history_targets(targets, value))
+        self.values.record_assignment(targets, value, scope)
+        for target in targets:
+            if isinstance(target, ast.Subscript):
+                self._pin_key(target.slice, value)
         for target in targets:
             if isinstance(target, ast.Name):
                 self._plain_values.setdefault(target.id, []).append(value)
@@ -403,27 +490,6 @@ class Features:
         first name was imported from or as something named so (``from torch.optim import AdamW as A``)."""
         text = _dotted(func) or ""
         return "optim" in text or text.split(".")[0] in self._optim_names
-
-    def _detached(self, value: ast.AST) -> bool:
-        """Mirror ``GraphValues.kind`` where it is sure to answer None: a value that carries no autograd graph, so
-        TL401 never reports keeping it (``loss.item()``, ``float(loss)``, ``x.size(0)``, ``2 * n.item()``)."""
-        if isinstance(value, ast.Constant):
-            return True
-        if isinstance(value, ast.Name):
-            return self._detached_name(value.id)
-        if isinstance(value, ast.BinOp):
-            return self._detached(value.left) and self._detached(value.right)
-        if isinstance(value, ast.UnaryOp):
-            return self._detached(value.operand)
-        if isinstance(value, ast.Attribute):
-            return value.attr in DETACHING_ATTRIBUTES
-        if not isinstance(value, ast.Call):
-            return False
-        func = value.func
-        if isinstance(func, ast.Attribute):
-            return func.attr in DETACHING_METHODS
-        # a builtin cast, unless the module binds that name itself (then the rule follows the function)
-        return isinstance(func, ast.Name) and func.id in CASTS and func.id not in self._bindings
 
     def _module_takes_float(self) -> bool:
         """Mirror TL302's ``_made_by``/``_forward_embeds``: a call of an embedding or index criterion bound here
@@ -477,11 +543,6 @@ class Features:
         finally:
             self._following.discard(name)
 
-    def _detached_name(self, name: str) -> bool:
-        """Every binding of ``name`` in the module is ``name = <detached>``, and no backward reads it: whichever
-        binding reaches a use, the graph analysis finds no graph there (``global_batch_size = x.size(0)``)."""
-        return name not in self._backpropagated and self._all_bindings(name, self._detached)
-
     # ----- what the walk implies ----------------------------------------------------------
 
     def _derive(self) -> None:
@@ -498,7 +559,9 @@ class Features:
         def in_step(place: _Place) -> bool:
             return any(loop in training_loops for loop in place.loops) or any(self._names[f] in per_step for f in place.functions[-1:])
 
-        self.accumulates_per_step = any(in_step(place) and not self._detached(value) for place, value in self._accumulations)
+        self.accumulates_per_step = any(
+            in_step(place) and self.values.may_carry_graph(value, _scope(place.functions)) for place, value in self._accumulations
+        )
         histories = [p for name in self._history_attributes for p in self._appended_attributes.get(name, ())]
         # a local history grows in a training loop itself (TL402's `_local_growth`), not merely in per-step code
         in_training_loop = (p for p in self._local_appends if any(loop in training_loops for loop in p.loops))
@@ -509,11 +572,69 @@ class Features:
         self.evaluates = any(self._may_evaluate(*loop) for loop in self._loops_for_eval)
         called = self._called | {self._aliases[name] for name in self._called & self._aliases.keys()}
         self.calls_dataloader = "DataLoader" in called
+        self.pins = self._pins_whatever_value or any(map(self.values.may_be_true, self._pin_values))
+        callees = [func for func, line in self._kwargs_callees if not self._names_code(func, line)]
+        self.calls_with_kwargs = bool(callees)
+        self.calls_model_with_kwargs = any(_MODEL_LIKE.search(_last_name(func)) for func in callees)
         lists = self.takes_indices and any(n in self._sequence_names and self._may_be_float(i) for n, i in self._list_subscripts)
         self.may_index_with_float = lists or any(map(self._may_be_float, self._index_values)) or self._module_takes_float()
         self.calls_amp = not called.isdisjoint(_AMP_APIS)
+        self.amp_may_be_cuda_only = self.calls_amp and self._amp_may_be_cuda_only()
+        self.sniffs_device_type = self.calls_amp and self._may_sniff_device_type()
         self.reads_whole_file = not called.isdisjoint(_FILE_READERS)
         self.builds_tf_pipeline = not called.isdisjoint(_TF_PIPELINES)
+
+    def _amp_may_be_cuda_only(self) -> bool:
+        """Mirror TL201's ``_hard_wired``, wider: a ``torch.cuda.amp`` API called (not with ``enabled=False``),
+        ``autocast("cuda")``, a ``GradScaler()`` without a device (it defaults to CUDA), or a CUDA-only API held by a
+        name (``ctx = torch.cuda.amp.autocast if ... else nullcontext``), which the rule follows to its calls."""
+        if any(self._may_name_cuda_amp(r) for r in self._amp_references):
+            return True
+        if any(alias in self._cuda_imports and original in _AMP_APIS for alias, original in self._aliases.items()):
+            return True  # `from torch.cuda.amp import autocast as ac`: followed through any name
+        return any(self._amp_call_may_be_cuda_only(call) for api in _AMP_APIS for call in self._amp_calls(api))
+
+    def _amp_calls(self, api: str) -> List[ast.Call]:
+        """Calls of ``autocast``/``GradScaler`` by that name or an import alias, whose arguments the rules bind."""
+        names = {api, *(alias for alias, original in self._aliases.items() if original == api)}
+        return [call for name in names for call in self.values.calls_named(name) if _binds_arguments(call)]
+
+    def _may_sniff_device_type(self) -> bool:
+        """Mirror TL202: a sniff (``"cuda" if c else "cpu"``, or ``if`` branches binding those types), or a CPU
+        autocast in the other branch of one; and an autocast given a device type, which a sniff must feed."""
+        device_types = [
+            call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "device_type"), None)
+            for call in self._amp_calls("autocast")
+        ]
+        cpu_autocast = any(isinstance(d, ast.Constant) and d.value == "cpu" for d in device_types)
+        return any(d is not None for d in device_types) and (self._sniff_shaped or cpu_autocast)
+
+    def _may_name_cuda_amp(self, func: ast.AST) -> bool:
+        """``torch.cuda.amp.autocast``, ``amp.autocast`` after ``from torch.cuda import amp``, ``autocast`` imported
+        from ``torch.cuda.amp`` (or by a star import from it)."""
+        root = _dotted(func).split(".")[0] or _last_name(func)
+        return "cuda" in _dotted(func) or root in self._cuda_imports or "*" in self._cuda_imports
+
+    def _amp_call_may_be_cuda_only(self, call: ast.Call) -> bool:
+        keywords = {k.arg: k.value for k in call.keywords}
+        if _is_false(keywords.get("enabled")):
+            return False  # `_deliberately_cuda`: turned off
+        autocast = self._aliases.get(_last_name(call.func), _last_name(call.func)) == "autocast"
+        if self._may_name_cuda_amp(call.func):
+            return not (autocast and call.args and _is_false(call.args[0]))  # `torch.cuda.amp.autocast(False)`
+        device = call.args[0] if call.args else keywords.get("device_type" if autocast else "device")
+        if device is None:
+            return not autocast  # `torch.amp.GradScaler()` defaults to "cuda"
+        return isinstance(device, ast.Constant) and isinstance(device.value, str) and CUDA_DEVICE.match(device.value) is not None
+
+    def _names_code(self, func: ast.AST, line: int) -> bool:
+        """Mirror TL301's ``_names_code``: a plain name every binding of which is an import, a def or a class, one
+        of them at module level before ``line``, so that every binding a read there may see is code."""
+        if not isinstance(func, ast.Name):
+            return False
+        name = func.id
+        first = self._first_module_code.get(name)
+        return first is not None and first < line and self._code_bindings.get(name) == self._bindings.get(name)
 
     def _may_miss_zero_grad(self, loop: ast.AST) -> bool:
         """Mirror TL405: a loop that runs a backward and steps something, unless it steps one thing (so one
@@ -534,6 +655,23 @@ class Features:
         called = self._loop_plain_calls[loop]
         return any(f in self._own_zero_grads for name in called for f in self._top_level.get(name, ()))
 
+    def _surely_trains(self, loop: ast.AST) -> bool:
+        """A backward or an optimizer step that ``Loops.trains`` surely finds: in the loop's body, or in a module-level
+        function its body calls by plain name, transitively (the call graph follows at least those; a wider guess
+        here would hide a finding)."""
+        calls = [n for statement in loop.body for n in ast.walk(statement) if isinstance(n, ast.Call)]  # type: ignore[attr-defined]
+        followed = calls  # the body's calls name callees, nested definitions' too; a function's own calls only
+        seen: Set[str] = set()
+        while calls:
+            if any(map(_surely_steps_training, calls)):
+                return True
+            names = {c.func.id for c in followed if isinstance(c.func, ast.Name)} - seen
+            seen |= names
+            functions = [f for name in names for f in self._top_level_defs.get(name, ())]
+            calls = [n for f in functions for n in ast.walk(f) if isinstance(n, ast.Call)]
+            followed = [n for f in functions for n in _own_nodes(f) if isinstance(n, ast.Call)]
+        return False
+
     def _runs_without_grad(self, function: int) -> bool:
         """Decorated like `@torch.no_grad()`, or a hook Lightning runs without grad that this module never calls
         itself (GradMode's `_framework_hook`: a trainer that calls its own `validation_step` runs it with grad)."""
@@ -545,6 +683,8 @@ class Features:
         in its own function, or calling a function that makes one (a trainer's ``validation_step``)."""
         if any(f in self._in_tests for f in functions) or functions[-1:] and self._runs_without_grad(functions[-1]):
             return False
+        if not isinstance(loop, _COMPREHENSIONS) and self._surely_trains(loop):
+            return False  # `Loops.trains`: a loop that trains evaluates nothing
         start = (loop.lineno, loop.col_offset)  # type: ignore[attr-defined]
         if any(around == functions and begin <= start <= end for around, begin, end in self._no_grad_blocks):
             return False  # under `with torch.no_grad():` in its own function: TL404's GradMode says grad is off
@@ -558,6 +698,11 @@ class Features:
             (position <= start and around[-1:] == functions[-1:]) or start <= position <= end
             for _, around, position in self._mode_calls
         )
+
+def _scope(functions: Tuple[int, ...]) -> int:
+    """The scope code runs in: its innermost function, else the module."""
+    return functions[-1] if functions else MODULE
+
 
 def _close(names: Set[str], functions: List[str], callees: List[Set[str]]) -> Set[str]:
     """``names`` and the names of every function that calls one of them, transitively."""
@@ -579,6 +724,76 @@ def _close_over_callees(names: Set[str], functions: List[str], callees: List[Set
         changed = not reached <= found
         found |= reached
     return found
+
+
+def _sniff_shaped(node: ast.AST) -> bool:
+    """TL202's shapes: ``"cuda" if c else "cpu"`` (either way round); an ``if`` with a branch that is one
+    assignment of ``"cuda"`` or ``"cpu"`` (``_type_bound_by_branches``)."""
+    if isinstance(node, ast.IfExp):
+        return {_string(node.body), _string(node.orelse)} == {"cuda", "cpu"}
+    branches = [node.body, node.orelse]  # type: ignore[attr-defined]
+    return any(
+        len(branch) == 1 and isinstance(branch[0], ast.Assign) and len(branch[0].targets) == 1 and _string(branch[0].value) in ("cuda", "cpu")
+        for branch in branches
+    )
+
+
+def _string(node: ast.AST) -> Optional[str]:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _binds_arguments(call: ast.Call) -> bool:
+    """``amp_apis.bind_arguments`` gives up on ``*args`` and ``**kwargs``: the rule reports no such call."""
+    return not any(isinstance(a, ast.Starred) for a in call.args) and all(k.arg is not None for k in call.keywords)
+
+
+def _is_false(value: Optional[ast.AST]) -> bool:
+    return isinstance(value, ast.Constant) and value.value is False
+
+
+def _own_nodes(function: ast.AST) -> List[ast.AST]:
+    """The nodes of ``function`` outside the functions defined in it (``CallGraph``'s callees of a function)."""
+    found: List[ast.AST] = []
+    pending = list(ast.iter_child_nodes(function))
+    while pending:
+        node = pending.pop()
+        found.append(node)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            pending.extend(ast.iter_child_nodes(node))
+    return found
+
+
+_SKIPPED_FIELDS = frozenset({"ctx", "op", "ops", "type_comment", "type_ignores"})  # nodes no condition reads
+_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def _children(node: ast.AST) -> List[ast.AST]:
+    """``ast.iter_child_nodes`` without the ``Load``/``Store`` contexts and the operators: a third of the nodes of a
+    module, which the walk would otherwise push, pop and dispatch for nothing."""
+    kind = type(node)
+    fields = _CHILD_FIELDS.get(kind)
+    if fields is None:
+        fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _SKIPPED_FIELDS)
+    found: List[ast.AST] = []
+    for field in fields:
+        value = getattr(node, field, None)
+        if type(value) is list:
+            found.extend(v for v in value if isinstance(v, ast.AST))
+        elif isinstance(value, ast.AST):
+            found.append(value)
+    return found
+
+
+def _surely_steps_training(call: ast.Call) -> bool:
+    """Mirror ``trainlint.analysis.calls.steps_training`` exactly: a backward method, or ``.step()`` on a dotted
+    receiver whose last name reads as an optimizer or a scaler."""
+    func = call.func
+    if not isinstance(func, ast.Attribute):
+        return False
+    if func.attr in BACKWARD_METHODS:
+        return True
+    receiver = _dotted(func.value)
+    return func.attr == "step" and bool(receiver) and OPTIMIZER_NAME.search(receiver.rsplit(".", 1)[-1]) is not None
 
 
 def _names_held_out_data(iterable: ast.AST) -> bool:

@@ -60,3 +60,15 @@ DTYPE_KEEPING = frozenset(
      "flatten", "permute", "transpose", "t", "expand", "repeat", "requires_grad_", "share_memory_"}
 )
 SEQUENCE_MAKERS = frozenset({"list", "sorted", "split", "readlines", "splitlines", "keys", "values"})
+
+# Where ``trainlint.analysis.graph_values`` finds a graph that no operand brought: a model's output (a callee named
+# like a model, not a factory), a criterion's or a functional loss's result.
+CRITERION_NAME = re.compile(r"^(criterion|loss_fn|loss_func|loss_function|lossfn|compute_loss)$|_(criterion|loss_fn)$")
+MODEL_NAME = re.compile(
+    r"(^|_)(model|net|network|encoder|decoder|backbone|generator|discriminator|policy|actor|critic)$|^forward$"
+)
+MODEL_FACTORY = re.compile(r"^(make|build|create|get|load|init|setup)_|^from_pretrained$")
+FUNCTIONAL_LOSSES = frozenset({"cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "nll_loss"})
+
+# A device string that names CUDA: what makes `torch.autocast("cuda")` hard-wired (TL201, trainlint.analysis.devices).
+CUDA_DEVICE = re.compile(r"^cuda(:\d+)?$")

@@ -45,11 +45,11 @@ from trainlint.analysis.names import (
     ANNOTATED, ASSIGN, CLASS, DEF, DELETE, FOR, IMPORT, PARAMETER, VAR_KEYWORD, WALRUS, WITH, Binding, Names,
 )
 from trainlint.analysis.values import Values as LiteralValues, string_value
+from trainlint.step_words import CUDA_DEVICE
 
 if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
 
-CUDA_DEVICE = re.compile(r"^cuda(:\d+)?$")
 NON_CUDA_DEVICE = re.compile(r"^(cpu|mps|xpu)(:\d+)?$")
 MPS_DEVICE = re.compile(r"^mps(:\d+)?$")
 MPS_WORD = re.compile(r"\bmps\b", re.IGNORECASE)

@@ -46,7 +46,15 @@ from trainlint.analysis.imports import dotted
 from trainlint.analysis.names import Binding, Names
 from trainlint.analysis.values import string_value
 from trainlint.analysis.walk import walk
-from trainlint.step_words import CASTS, DETACHING_ATTRIBUTES, DETACHING_METHODS
+from trainlint.step_words import (
+    CASTS,
+    CRITERION_NAME,
+    DETACHING_ATTRIBUTES,
+    DETACHING_METHODS,
+    FUNCTIONAL_LOSSES,
+    MODEL_FACTORY,
+    MODEL_NAME,
+)
 
 if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
@@ -70,12 +78,6 @@ Kind = Optional[GraphKind]
 MAX_DEPTH = 100  # nested kind queries; each takes a few Python frames
 
 EVALUATION_STEP = re.compile(r"^(validation|val|valid|test|predict|eval|evaluation|inference)_step$")
-CRITERION_NAME = re.compile(r"^(criterion|loss_fn|loss_func|loss_function|lossfn|compute_loss)$|_(criterion|loss_fn)$")
-MODEL_NAME = re.compile(
-    r"(^|_)(model|net|network|encoder|decoder|backbone|generator|discriminator|policy|actor|critic)$|^forward$"
-)
-MODEL_FACTORY = re.compile(r"^(make|build|create|get|load|init|setup)_|^from_pretrained$")
-FUNCTIONAL_LOSSES = frozenset({"cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "nll_loss"})
 BACKWARD_OWNERS = re.compile(r"(accelerator|fabric|engine|trainer|deepspeed|model_engine)$", re.IGNORECASE)
 
 REDUCTIONS = frozenset({"mean", "sum", "norm", "prod", "std", "var", "max", "min", "amax", "amin", "logsumexp"})

@@ -1,0 +1,371 @@
+"""What a value may be, read on CPython's tree for the structural pre-screen, always wider than the analyses.
+
+Two questions of the rules are asked here before LibCST is imported:
+
+- *May this value carry an autograd graph?* (TL401 keeps only such values.)
+  ``trainlint.analysis.graph_values.GraphValues.kind`` finds a graph only
+  where one starts (a model called, a criterion, a functional loss, a value a
+  backward reads, a parameter filled by callers) and follows it through
+  names, calls of same-module functions, operators, containers and
+  attributes. :meth:`ModuleValues.may_carry_graph` follows the same paths,
+  each name to every binding its scope may see (a function's own, else the
+  enclosing ones', else the module's; everywhere for a ``global`` or
+  ``nonlocal`` name), and answers no only where ``kind`` surely answers None:
+  ``utils.reduce_tensor(torch.tensor(x.shape[0]))`` is a library call on
+  values without a graph.
+- *May this switch be provably on?* (TL104 reports pinning only when
+  ``Values.literal_values`` proves ``True``.) :meth:`ModuleValues.may_be_true`
+  answers no for an argparse flag, a parameter or a call.
+
+Every binding is recorded in the screen's one walk (``trainlint.prescreen.Features``)
+through the ``record_*`` methods; the questions are asked once the walk is done.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
+
+from trainlint.step_words import (
+    CASTS,
+    CRITERION_NAME,
+    DETACHING_ATTRIBUTES,
+    DETACHING_METHODS,
+    FUNCTIONAL_LOSSES,
+    MODEL_FACTORY,
+    MODEL_NAME,
+)
+
+MODULE = -1  # the module's scope; a function's scope is its id in the walk
+_Key = Tuple[int, str]  # (scope, name)
+_Valued = Tuple[ast.AST, int]  # an expression and the scope it is evaluated in
+_CONTAINERS = (ast.Tuple, ast.List, ast.Set)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp)
+
+
+def target_names(target: ast.AST) -> Iterator[str]:
+    """The names an assignment target binds: ``a``, ``a, (b, *c)``; not ``x.a`` or ``x[k]``."""
+    if isinstance(target, ast.Name):
+        yield target.id
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from target_names(element)
+    elif isinstance(target, ast.Starred):
+        yield from target_names(target.value)
+
+
+def last_name(node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return ""
+
+
+def _root_name(node: ast.AST) -> str:
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+class ModuleValues:
+    """The bindings of one module by scope, and the two questions asked of them (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.parents: List[int] = []  # function id -> the function around it (MODULE at top level; classes are transparent)
+        self._bound: Set[_Key] = set()  # every (scope, name) some statement binds
+        self._values: Dict[_Key, List[_Valued]] = {}  # assigned, augmented or walrus values
+        self._iterated: Dict[_Key, List[_Valued]] = {}  # a loop's or comprehension's target: what it iterates
+        self._opaque: Set[_Key] = set()  # `*args`, `self`, lambda parameters, match captures: filled from elsewhere
+        self._parameters: Dict[_Key, Optional[int]] = {}  # a def's parameter -> its position (None: keyword-only)
+        self._calls: Dict[str, List[Tuple[ast.Call, int]]] = {}  # calls by the callee's last name, with their scope
+        self._fills: Dict[str, List[_Valued]] = {}  # `name[k] = v`, `name.append(v)`: what is put into a name
+        self._shared: Set[str] = set()  # names some function declares `global` or `nonlocal`
+        self._returns: Dict[int, List[ast.AST]] = {}  # function id -> its returned and yielded values
+        self._functions: Dict[str, List[int]] = {}  # def name -> function ids
+        self._methods: List[bool] = []  # function id -> defined directly in a class body
+        self._function_names: List[str] = []  # function id -> its name
+        self._classes: Set[str] = set()
+        self._variables: Set[str] = set()  # last names bound other than by import, def or class (`x = `, `self.x = `, params)
+        self._attribute_values: Dict[str, List[ast.AST]] = {}  # `<...>.x = v` and `x = v`, by last name: for may_be_true
+        self._criteria: Set[str] = set()  # last names of targets assigned a `...Loss(...)`
+        self._backpropagated: Set[str] = set()  # names read in a backward call: the analysis marks them
+        self._chosen_options: Set[str] = set()  # destinations of options with `choices=` ("*": one not known)
+        self.defines_forward = False
+        self._following: Set[Tuple[str, int, str]] = set()
+        self._known: Dict[Tuple[str, int, str], bool] = {}
+        self._cuts = 0  # cycles cut so far: a "no" found across a cut is not memoised
+
+    # ----- recording, during the walk ------------------------------------------------------
+
+    def record_function(self, name: str, scope: int, method: bool) -> int:
+        """A def; ``method``: directly in a class body (how the analysis picks the callees of ``f()`` and ``x.f()``)."""
+        index = len(self.parents)
+        self.parents.append(scope)
+        self._methods.append(method)
+        self._function_names.append(name)
+        self._functions.setdefault(name, []).append(index)
+        self._bound.add((scope, name))
+        self.defines_forward = self.defines_forward or name == "forward"
+        return index
+
+    def record_class(self, name: str, scope: int) -> None:
+        self._classes.add(name)
+        self._bound.add((scope, name))
+
+    def record_inert(self, name: str, scope: int) -> None:
+        """An import, ``with ... as``, ``except ... as``: bound, holding nothing the analyses follow."""
+        self._bound.add((scope, name))
+
+    def record_opaque(self, name: str, scope: int) -> None:
+        self._bound.add((scope, name))
+        self._opaque.add((scope, name))
+        self._variables.add(name)
+
+    def record_parameters(self, function: int, arguments: ast.arguments) -> None:
+        """A def's parameters: filled by its callers in this module (``_parameter_kind``); the first of a method
+        (``self``), ``*args`` and ``**kwargs`` from anywhere."""
+        positional = [*arguments.posonlyargs, *arguments.args]
+        for position, argument in enumerate(positional):
+            self._parameters[(function, argument.arg)] = position
+        for argument in arguments.kwonlyargs:
+            self._parameters[(function, argument.arg)] = None
+        for key in self._parameters.keys() & {(function, a.arg) for a in (*positional, *arguments.kwonlyargs)}:
+            self._bound.add(key)
+            self._variables.add(key[1])
+        for argument in (arguments.vararg, arguments.kwarg, *positional[: 1 if self._methods[function] else 0]):
+            if argument is not None:
+                self.record_opaque(argument.arg, function)
+
+    def record_call(self, call: ast.Call, scope: int) -> None:
+        self._calls.setdefault(last_name(call.func), []).append((call, scope))
+
+    def calls_named(self, name: str) -> List[ast.Call]:
+        """The calls whose callee's last name is ``name``."""
+        return [call for call, _ in self._calls.get(name, ())]
+
+    def record_shared(self, names: Iterable[str]) -> None:
+        self._shared.update(names)
+
+    def record_assignment(self, targets: List[ast.AST], value: ast.AST, scope: int) -> None:
+        """``targets = value`` (also augmented, annotated, walrus)."""
+        for target in targets:
+            names = list(target_names(target))
+            for name in names:
+                self._bound.add((scope, name))
+                self._values.setdefault((scope, name), []).append((value, scope))
+                self._variables.add(name)
+            if isinstance(target, (ast.Subscript, ast.Attribute)):
+                self._variables.add(last_name(target))
+                if isinstance(target, ast.Subscript):
+                    self._fills.setdefault(_root_name(target), []).append((value, scope))
+            for name in names if isinstance(target, ast.Name) else [last_name(target)] if isinstance(target, ast.Attribute) else []:
+                self._attribute_values.setdefault(name, []).append(value)
+                if isinstance(value, ast.Call) and last_name(value.func).endswith("Loss"):
+                    self._criteria.add(name)
+
+    def record_iteration(self, target: ast.AST, iterable: ast.AST, scope: int) -> None:
+        for name in target_names(target):
+            self._bound.add((scope, name))
+            self._iterated.setdefault((scope, name), []).append((iterable, scope))
+            self._variables.add(name)
+
+    def record_append(self, receiver: ast.AST, value: ast.AST, scope: int) -> None:
+        if isinstance(receiver, ast.Name):
+            self._fills.setdefault(receiver.id, []).append((value, scope))
+
+    def record_return(self, function: int, value: ast.AST) -> None:
+        self._returns.setdefault(function, []).append(value)
+
+    def record_option(self, call: ast.Call) -> None:
+        """``parser.add_argument("--x", choices=..., default=...)``: ``args.x`` may read back a listed ``True``."""
+        if not any(k.arg == "choices" for k in call.keywords):
+            return
+        dest = next((k.value for k in call.keywords if k.arg == "dest"), None)
+        flags = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        if dest is not None:
+            chosen = dest.value if isinstance(dest, ast.Constant) and isinstance(dest.value, str) else "*"
+        else:
+            long = [f for f in flags if f.startswith("--")]
+            chosen = (long or flags or ["*"])[0].lstrip("-").replace("-", "_")
+        self._chosen_options.add(chosen)
+
+    def record_backward(self, call: ast.Call) -> None:
+        self._backpropagated.update(node.id for node in ast.walk(call) if isinstance(node, ast.Name))
+
+    # ----- may this value carry a graph? ---------------------------------------------------
+
+    def may_carry_graph(self, value: ast.AST, scope: int) -> bool:
+        """False only where ``GraphValues.kind`` surely finds no graph for ``value`` read in ``scope``."""
+        try:
+            return self._carries(value, scope)
+        except RecursionError:  # a sum of thousands of terms: say yes, the analyses decide
+            return True
+
+    def _carries(self, value: ast.AST, scope: int) -> bool:
+        kind = type(value)
+        if kind is ast.Name:
+            return self._name_carries(value.id, scope)  # type: ignore[attr-defined]
+        if kind is ast.Attribute:
+            if value.attr in DETACHING_ATTRIBUTES:  # type: ignore[attr-defined]
+                return False
+            owner = value.value  # type: ignore[attr-defined]
+            if value.attr == "loss" and isinstance(owner, ast.Call) and self._calls_model(owner.func):  # type: ignore[attr-defined]
+                return True
+            return self._carries(owner, scope)
+        if kind is ast.Subscript or kind is ast.NamedExpr or kind is ast.Starred:
+            return self._carries(value.value, scope)  # type: ignore[attr-defined]
+        if kind in _CONTAINERS:
+            return any(self._carries(e, scope) for e in value.elts)  # type: ignore[attr-defined]
+        if kind is ast.Dict:
+            return any(self._carries(v, scope) for v in value.values)  # type: ignore[attr-defined]
+        if kind in _COMPREHENSIONS:
+            return self._carries(value.elt, scope)  # type: ignore[attr-defined]
+        if kind is ast.DictComp:
+            return self._carries(value.value, scope)  # type: ignore[attr-defined]
+        if kind is ast.IfExp:
+            return self._carries(value.body, scope) or self._carries(value.orelse, scope)  # type: ignore[attr-defined]
+        if kind is ast.BinOp:
+            return self._carries(value.left, scope) or self._carries(value.right, scope)  # type: ignore[attr-defined]
+        if kind is ast.UnaryOp:
+            return not isinstance(value.op, ast.Not) and self._carries(value.operand, scope)  # type: ignore[attr-defined]
+        if kind is ast.Call:
+            return self._call_carries(value, scope)  # type: ignore[arg-type]
+        return False  # constants, comparisons, `a or b`, f-strings, lambdas: `kind` gives None
+
+    def _name_carries(self, name: str, scope: int) -> bool:
+        if name in self._backpropagated:
+            return True
+        fills = self._fills.get(name, ())
+        return any(self._carries(v, s) for v, s in fills) or any(self._binding_carries(key) for key in self._seen_bindings(name, scope))
+
+    def _seen_bindings(self, name: str, scope: int) -> List[_Key]:
+        """The (scope, name) bindings a read of ``name`` in ``scope`` may see."""
+        if name in self._shared:
+            return [key for key in self._bound if key[1] == name]
+        while scope != MODULE and (scope, name) not in self._bound:
+            scope = self.parents[scope]
+        return [(scope, name)]
+
+    def _binding_carries(self, key: _Key) -> bool:
+        if key in self._opaque:
+            return True
+        return self._memo("name", key, lambda: self._bound_values_carry(key))
+
+    def _bound_values_carry(self, key: _Key) -> bool:
+        if key in self._parameters and self._passed_values_carry(key):
+            return True
+        if any(self._carries(v, s) for v, s in self._values.get(key, ())):
+            return True
+        return any(self._iteration_carries(v, s) for v, s in self._iterated.get(key, ()))
+
+    def _passed_values_carry(self, key: _Key) -> bool:
+        """Mirror ``_parameter_kind``: what the module's calls of the function pass for the parameter, wider (every
+        call by the function's name, a method's argument at either offset, any ``*``/``**`` argument)."""
+        function, name = key
+        position = self._parameters[key]
+        positions = set() if position is None else {position, position - 1} if self._methods[function] else {position}
+        for call, scope in self._calls.get(self._function_names[function], ()):
+            passed = [k.value for k in call.keywords if k.arg in (name, None)]
+            passed += [a.value if isinstance(a, ast.Starred) else a for i, a in enumerate(call.args) if i in positions or isinstance(a, ast.Starred)]
+            if any(self._carries(v, scope) for v in passed):
+                return True
+        return False
+
+    def _iteration_carries(self, iterable: ast.AST, scope: int) -> bool:
+        """Mirror ``_iterated_kind``: a display's elements, ``enumerate``/``zip`` arguments, ``x.values()``/``x.items()``
+        of a value with a graph, or a value with a graph itself; any other call's elements are unknown (None)."""
+        if isinstance(iterable, (ast.Tuple, ast.List)):
+            return any(self._carries(e, scope) for e in iterable.elts)
+        if not isinstance(iterable, ast.Call):
+            return self._carries(iterable, scope)
+        func = iterable.func
+        if isinstance(func, ast.Name) and func.id in ("enumerate", "zip"):
+            return any(self._iteration_carries(a, scope) for a in iterable.args)
+        if isinstance(func, ast.Attribute) and func.attr in ("values", "items") and not iterable.args:
+            return self._carries(func.value, scope)
+        return False
+
+    def _call_carries(self, call: ast.Call, scope: int) -> bool:
+        """Mirror ``_call_kind``: a method of a value with a graph; what a same-module function returns (anything,
+        for a callee bound to a value, which may be a function or a model); a model, criterion or loss called; a
+        library call given a value with a graph."""
+        func = call.func
+        if isinstance(func, ast.Attribute):
+            if func.attr in DETACHING_METHODS:
+                return False
+            if self._carries(func.value, scope):
+                return True
+            if func.attr == "step" and len(call.args) + len(call.keywords) == 1:
+                return True  # `optimizer.step(closure)` returns what the closure returns
+        name = last_name(func)
+        if name in self._variables:
+            return True
+        # `_callees` by name: methods for `x.f()`, other functions for `f()`; then only what they return counts
+        wanted_method = isinstance(func, ast.Attribute)
+        candidates = [f for f in self._functions.get(name, ()) if self._methods[f] == wanted_method]
+        if candidates:
+            return any(self._returns_carry(f) for f in candidates)
+        if isinstance(func, ast.Name) and name in CASTS and not any(key[1] == name for key in self._bound):
+            return False
+        if self._calls_model(func) or CRITERION_NAME.search(name) or name in self._criteria:
+            return True
+        if name.endswith("_loss") or name in FUNCTIONAL_LOSSES:
+            return True
+        arguments = [*call.args, *(k.value for k in call.keywords)]
+        return any(self._carries(a, scope) for a in arguments)
+
+    def _calls_model(self, func: ast.AST) -> bool:
+        """Mirror ``_is_model_call``, wider (an imported callee named like a model counts)."""
+        name = last_name(func)
+        if isinstance(func, ast.Name) and name == "self":
+            return self.defines_forward
+        return bool(MODEL_NAME.search(name)) and not MODEL_FACTORY.search(name)
+
+    def _returns_carry(self, function: int) -> bool:
+        return self._memo("returns", (function, ""), lambda: any(self._carries(v, function) for v in self._returns.get(function, ())))
+
+    def _memo(self, what: str, key: _Key, compute) -> bool:
+        """``compute()`` once per key; a key met again while it is computed (a cycle) adds nothing. A "no" reached
+        across such a cut may be wrong until the cycle closes, so only a "yes" or a cut-free "no" is kept."""
+        memo_key = (what, *key)
+        if memo_key in self._known:
+            return self._known[memo_key]
+        if memo_key in self._following:
+            self._cuts += 1
+            return False
+        cuts = self._cuts
+        self._following.add(memo_key)
+        try:
+            result = compute()
+        finally:
+            self._following.discard(memo_key)
+        if result or self._cuts == cuts:
+            self._known[memo_key] = result
+        return result
+
+    # ----- may this switch be provably on? ---------------------------------------------------
+
+    def may_be_true(self, value: ast.AST) -> bool:
+        """False only where ``Values.literal_values`` cannot find ``True`` alone: a flag, a parameter, a call."""
+        try:
+            return self._true(value, set())
+        except RecursionError:
+            return True
+
+    def _true(self, value: ast.AST, following: Set[str]) -> bool:
+        if isinstance(value, ast.Constant):
+            return value.value is True
+        if isinstance(value, ast.IfExp):
+            return self._true(value.body, following) and self._true(value.orelse, following)
+        if isinstance(value, ast.BoolOp):
+            return any(self._true(v, following) for v in value.values)
+        if isinstance(value, ast.Attribute) and ({value.attr, "*"} & self._chosen_options):
+            return True  # `args.x` read back from `add_argument("--x", choices=..., default=...)`
+        if isinstance(value, (ast.Name, ast.Attribute)):
+            name = last_name(value)
+            if name in following:
+                return False
+            following = following | {name}
+            return any(self._true(v, following) for v in self._attribute_values.get(name, ()))
+        return False
