@@ -17,6 +17,7 @@ A rule without a condition runs whenever its trigger matches.
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 from typing import Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
 
@@ -148,6 +149,7 @@ class Features:
         self._loop_backward: Set[ast.AST] = set()  # ... with a backward of their own
         self._accumulations: List[Tuple[_Place, ast.AST]] = []  # a sum, store or append, and the value kept
         self._local_appends: List[_Place] = []  # `xs.append(v)` two loops deep in its function: maybe a local history
+        self._counted_appends: List[Tuple[_Place, ast.AST]] = []  # `xs.append(v)` in one loop counting a run
         self._appends_in_functions: List[Tuple[str, _Place]] = []  # `xs.append(v)` in a function: xs may be global
         self._module_lists: Set[str] = set()  # names a module-level statement binds to a history-shaped value
         self._history_attributes: Set[str] = set()  # `self.x = []` (or a dict of lists) in an `__init__`
@@ -357,7 +359,7 @@ class Features:
                 self._accumulated(here, call.args[0])
                 self.values.record_append(func.value, call.args[0], _scope(here.functions))
             if method == "append" and len(call.args) + len(call.keywords) == 1:
-                self._appended(func.value, here, local_loops)
+                self._appended(func.value, here, local_loops, call.args[0] if call.args else None)
         elif method in ("eval", "train") and _is_dotted(func.value) and _sets_eval_mode(call):
             self._mode_calls.append((call, here.functions, (call.lineno, call.col_offset)))
         elif method == "zero_grad":
@@ -472,18 +474,33 @@ class Features:
         if here.functions and self._names[here.functions[-1]] == "__init__" and _history_shaped(value):
             self._history_attributes.update(t.attr for t in targets if _is_self_attribute(t))
 
-    def _appended(self, receiver: ast.AST, here: "_Place", local_loops: int) -> None:
+    def _appended(self, receiver: ast.AST, here: "_Place", local_loops: int, element: Optional[ast.AST]) -> None:
         """Mirror TL402: an append to ``self.x``/``self.x[k]``, or to a name inside two loops of its own function,
-        or inside one that counts the steps of a run (TL402's ``_counts_the_run``, mirrored wider)."""
+        or inside one that counts the steps of a run (TL402's ``_counts_the_run``, mirrored wider) where the
+        element may be a device tensor (see :meth:`_may_be_device_tensor`)."""
         if isinstance(receiver, ast.Subscript):
             receiver = receiver.value
         if _is_self_attribute(receiver):
             self._appended_attributes.setdefault(receiver.attr, []).append(here)  # type: ignore[attr-defined]
         elif isinstance(receiver, ast.Name):
-            if local_loops >= 2 or (local_loops == 1 and _may_count_a_run(here.loops[-1])):
+            if local_loops == 1 and element is not None and _may_count_a_run(here.loops[-1]):
+                self._counted_appends.append((here, element))  # its element is judged once bindings are known
+            if local_loops >= 2:
                 self._local_appends.append(here)
             if here.functions:
                 self._appends_in_functions.append((receiver.id, here))  # maybe a module-level list
+
+    def _may_be_device_tensor(self, element: ast.AST) -> bool:
+        """Mirror TL402's ``_element`` answering "device tensor", wider: anything but a display, a constant, a
+        comprehension, a number made by ``.item()``, ``float()``, ``int()``, ``len()``, ``round()``, or a name
+        whose every binding is one of those."""
+        if isinstance(element, (ast.Dict, ast.List, ast.Tuple, ast.Set, ast.Constant, ast.JoinedStr, *_COMPREHENSIONS)):
+            return False
+        if isinstance(element, ast.Call):
+            return _last_name(element.func) not in ("item", "float", "int", "len", "round", "tolist")
+        if isinstance(element, ast.Name):
+            return not self._all_bindings(element.id, lambda v: not self._may_be_device_tensor(v))
+        return True
 
     def _may_build_optimizer(self, func: ast.AST) -> bool:
         """A callee whose qualified name may start with ``torch.optim.``: its dotted text names ``optim``, or its
@@ -567,6 +584,8 @@ class Features:
         in_training_loop = (p for p in self._local_appends if any(loop in training_loops for loop in p.loops))
         # a module-level list that per-step code of a function appends to (TL402's `_grows_per_step`)
         global_appends = (place for name, place in self._appends_in_functions if name in self._module_lists)
+        counted = [p for p, element in self._counted_appends if self._may_be_device_tensor(element)]
+        in_training_loop = itertools.chain(in_training_loop, (p for p in counted if any(loop in training_loops for loop in p.loops)))
         self.grows_history_per_step = any(map(in_step, histories)) or any(in_training_loop) or any(map(in_step, global_appends))
         self.loop_may_miss_zero_grad = any(map(self._may_miss_zero_grad, backward_loops))
         self.evaluates = any(self._may_evaluate(*loop) for loop in self._loops_for_eval)
