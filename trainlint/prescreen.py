@@ -21,7 +21,7 @@ import itertools
 import re
 from typing import Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
 
-from trainlint.prescreen_values import MODULE, ModuleValues, target_names
+from trainlint.prescreen_values import MODULE, ModuleValues, last_name, target_names
 from trainlint.registry import ENTRIES_BY_CODE
 from trainlint.step_words import (
     BACKWARD_METHODS,
@@ -86,7 +86,7 @@ class _Step(NamedTuple):
 def _step(call: ast.Call) -> _Step:
     receiver = call.func.value  # type: ignore[attr-defined]
     text = _dotted(receiver) or ast.dump(receiver)
-    match = OPTIMIZER_NAME.search(_last_name(receiver))
+    match = OPTIMIZER_NAME.search(last_name(receiver))
     optimizer = text
     if match and match.group(0).lower() == "scaler" and call.args and not isinstance(call.args[0], ast.Starred):
         optimizer = _dotted(call.args[0]) or ast.dump(call.args[0])
@@ -305,7 +305,7 @@ class Features:
                 per_batch = True
             elif kind is ast.Attribute:
                 # `torch.cuda.FloatTensor` named anywhere: a call through any alias of it moves data
-                if node.attr.endswith("Tensor") and _last_name(node.value) == "cuda":  # type: ignore[attr-defined]
+                if node.attr.endswith("Tensor") and last_name(node.value) == "cuda":  # type: ignore[attr-defined]
                     self.moves = self.moves_whole_value = True
                 if node.attr in _AMP_APIS and id(node) not in self._called_funcs:  # type: ignore[attr-defined]
                     self._amp_references.append(node)
@@ -323,7 +323,7 @@ class Features:
             stack.extend((child, functions, loops, local_loops, per_batch) for child in _children(node))
 
     def _call(self, call: ast.Call, here: "_Place", local_loops: int, per_batch: bool) -> None:
-        name = _last_name(call.func)
+        name = last_name(call.func)
         self._called_funcs.add(id(call.func))
         if name:
             self._called.add(name)
@@ -351,7 +351,7 @@ class Features:
         if method in BACKWARD_METHODS:
             training = backward = True
             self.values.record_backward(call)
-        elif method == "step" and OPTIMIZER_NAME.search(_last_name(func.value)):
+        elif method == "step" and OPTIMIZER_NAME.search(last_name(func.value)):
             training = True
         elif method in ("append", "extend"):
             self.appends = True
@@ -412,7 +412,7 @@ class Features:
                 self._first_module_code[name] = min(line, self._first_module_code.get(name, line))
 
     def _float_or_index_call(self, call: ast.Call, here: "_Place") -> None:
-        name = _last_name(call.func)
+        name = last_name(call.func)
         if (name in _FLOAT_CASTS and not call.args) or name in _FLOAT_MAKERS:
             self.creates_float = True
         elif name in _SHAPED_MAKERS and not any(k.arg == "dtype" for k in call.keywords):
@@ -457,7 +457,7 @@ class Features:
             if isinstance(target, ast.Name):
                 self._plain_values.setdefault(target.id, []).append(value)
                 if isinstance(value, (ast.List, ast.ListComp)) or (
-                    isinstance(value, ast.Call) and _last_name(value.func) in SEQUENCE_MAKERS
+                    isinstance(value, ast.Call) and last_name(value.func) in SEQUENCE_MAKERS
                 ):
                     self._sequence_names.add(target.id)
         if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub)):
@@ -465,7 +465,7 @@ class Features:
         elif not isinstance(value, ast.Constant) and any(isinstance(t, ast.Subscript) for t in targets):
             self._accumulated(here, value)
         if isinstance(value, ast.Call):
-            made = value.func.id if isinstance(value.func, ast.Name) else _last_name(value.func)
+            made = value.func.id if isinstance(value.func, ast.Name) else last_name(value.func)
             made = self._aliases.get(made, made)
             if made in _INDEX_MODULES:
                 self._index_modules.update((_dotted(t), _INDEX_MODULES[made]) for t in targets if _dotted(t))
@@ -497,7 +497,7 @@ class Features:
         if isinstance(element, (ast.Dict, ast.List, ast.Tuple, ast.Set, ast.Constant, ast.JoinedStr, *_COMPREHENSIONS)):
             return False
         if isinstance(element, ast.Call):
-            return _last_name(element.func) not in ("item", "float", "int", "len", "round", "tolist")
+            return last_name(element.func) not in ("item", "float", "int", "len", "round", "tolist")
         if isinstance(element, ast.Name):
             return not self._all_bindings(element.id, lambda v: not self._may_be_device_tensor(v))
         return True
@@ -536,7 +536,7 @@ class Features:
                 return not self._all_bindings(value.id, lambda v: not self._may_be_float(v))
             elif isinstance(value, ast.Call):
                 func = value.func
-                name = self._aliases.get(func.id, func.id) if isinstance(func, ast.Name) else _last_name(func)
+                name = self._aliases.get(func.id, func.id) if isinstance(func, ast.Name) else last_name(func)
                 if name in _FLOAT_SOURCES or name.endswith("Tensor") or name in self._names:
                     return True  # a function defined here: TL302 follows what it returns
                 if not isinstance(func, ast.Attribute) or name in INTEGER_METHODS:
@@ -594,7 +594,7 @@ class Features:
         self.pins = self._pins_whatever_value or any(map(self.values.may_be_true, self._pin_values))
         callees = [func for func, line in self._kwargs_callees if not self._names_code(func, line)]
         self.calls_with_kwargs = bool(callees)
-        self.calls_model_with_kwargs = any(_MODEL_LIKE.search(_last_name(func)) for func in callees)
+        self.calls_model_with_kwargs = any(_MODEL_LIKE.search(last_name(func)) for func in callees)
         lists = self.takes_indices and any(n in self._sequence_names and self._may_be_float(i) for n, i in self._list_subscripts)
         self.may_index_with_float = lists or any(map(self._may_be_float, self._index_values)) or self._module_takes_float()
         self.calls_amp = not called.isdisjoint(_AMP_APIS)
@@ -631,14 +631,14 @@ class Features:
     def _may_name_cuda_amp(self, func: ast.AST) -> bool:
         """``torch.cuda.amp.autocast``, ``amp.autocast`` after ``from torch.cuda import amp``, ``autocast`` imported
         from ``torch.cuda.amp`` (or by a star import from it)."""
-        root = _dotted(func).split(".")[0] or _last_name(func)
+        root = _dotted(func).split(".")[0] or last_name(func)
         return "cuda" in _dotted(func) or root in self._cuda_imports or "*" in self._cuda_imports
 
     def _amp_call_may_be_cuda_only(self, call: ast.Call) -> bool:
         keywords = {k.arg: k.value for k in call.keywords}
         if _is_false(keywords.get("enabled")):
             return False  # `_deliberately_cuda`: turned off
-        autocast = self._aliases.get(_last_name(call.func), _last_name(call.func)) == "autocast"
+        autocast = self._aliases.get(last_name(call.func), last_name(call.func)) == "autocast"
         if self._may_name_cuda_amp(call.func):
             return not (autocast and call.args and _is_false(call.args[0]))  # `torch.cuda.amp.autocast(False)`
         device = call.args[0] if call.args else keywords.get("device_type" if autocast else "device")
@@ -818,7 +818,7 @@ def _surely_steps_training(call: ast.Call) -> bool:
 def _names_held_out_data(iterable: ast.AST) -> bool:
     """A name in ``iterable`` that TL404 reads as a held-out loader, or a held-out split as a key (``loaders["val"]``)."""
     for node in ast.walk(iterable):
-        if isinstance(node, (ast.Name, ast.Attribute)) and HELD_OUT_LOADER_NAME.match(_last_name(node)):
+        if isinstance(node, (ast.Name, ast.Attribute)) and HELD_OUT_LOADER_NAME.match(last_name(node)):
             return True
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and HELD_OUT_SPLIT.match(node.value):
             return True
@@ -879,7 +879,7 @@ def _may_count_a_run(loop: ast.AST) -> bool:
     if isinstance(loop, ast.While):
         return True
     iterated = getattr(loop, "iter", None)
-    return isinstance(iterated, ast.Call) and _last_name(iterated.func) == "range"
+    return isinstance(iterated, ast.Call) and last_name(iterated.func) == "range"
 
 
 def _history_targets(targets: List[ast.AST], value: ast.AST) -> List[str]:
@@ -901,7 +901,7 @@ def _history_shaped(value: ast.AST) -> bool:
         return not value.elts
     if isinstance(value, (ast.Dict, ast.DictComp)):
         return True
-    return isinstance(value, ast.Call) and _last_name(value.func) in ("list", "defaultdict")
+    return isinstance(value, ast.Call) and last_name(value.func) in ("list", "defaultdict")
 
 
 def _is_self_attribute(node: ast.AST) -> bool:
@@ -910,14 +910,6 @@ def _is_self_attribute(node: ast.AST) -> bool:
 
 def _is_index_key(node: object) -> bool:
     return isinstance(node, ast.Constant) and node.value in _INDEX_KEYS
-
-
-def _last_name(node: ast.AST) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return ""
 
 
 def screened_codes(tree: ast.AST, codes: Sequence[str]) -> List[str]:
