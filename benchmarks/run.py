@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import json
 import os
 import shutil
 import statistics
@@ -90,7 +91,39 @@ def benchmark(corpus: Path, peers: Path, rounds: int, skip: Sequence[str]) -> Di
         print(f"| {name} | {seconds:.2f} | {memory} | {seconds / base:.2f}x |")
     tree = tree_peak_rss(commands["trainlint cold"], corpus)
     print(f"\ntrainlint cold, whole process tree (main process and workers, sampled every 20 ms): peak {tree} MiB")
+    checked, parsed, parsed_quiet = parse_counts(corpus, commands["trainlint cold"])
+    print(f"\nPython files checked: {checked}; parsed by LibCST: {len(parsed)}; parsed with no finding: {len(parsed_quiet)}")
     return results
+
+
+def parse_counts(corpus: Path, check: Sequence[str]) -> Tuple[int, List[Path], List[Path]]:
+    """The Python files a default ``trainlint check`` of ``corpus`` looks at, those it hands to LibCST, and those
+    of the latter that end with no finding (issue 19: LibCST's time is wasted on them).
+
+    Which files are parsed is asked of the engine's own ``plan_parse`` with each file's configured selection, so the
+    count cannot drift from what the command does; findings come from running ``check`` with JSON output.
+    Notebooks are left out: their cells are linted as one text each, not as files.
+    """
+    from trainlint.discovery import discover
+    from trainlint.engine import plan_parse
+    from trainlint.settings import Overrides, SettingsResolver
+    from trainlint.source import DecodeError, decode
+    from trainlint.suppression import skips_file
+
+    resolver = SettingsResolver(Overrides(), cwd=corpus)
+    files = [path for path in discover([corpus], resolver).files if path.suffix == ".py"]
+    parsed = []
+    for path in files:
+        try:
+            text = decode(path.read_bytes()).text
+        except (OSError, DecodeError):
+            continue
+        codes = resolver.for_path(path).rule_settings_for(path).codes
+        if not skips_file(text) and plan_parse(text, str(path), codes).needs_libcst:
+            parsed.append(path)
+    report = subprocess.run([*check[:-1], "--output-format", "json", check[-1]], cwd=corpus, capture_output=True, text=True)
+    found = {Path(finding["filename"]).resolve() for finding in json.loads(report.stdout or "[]")}
+    return len(files), parsed, [path for path in parsed if path.resolve() not in found]
 
 
 def tree_peak_rss(command: Sequence[str], cwd: Path) -> int:

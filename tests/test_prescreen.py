@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from trainlint.engine import RuleSettings, lint_source
+from trainlint.engine import RuleSettings, lint_source, plan_parse
 from trainlint.prescreen import Features, screened_codes
 from trainlint.registry import ALL_CODES
 
@@ -62,7 +62,7 @@ def test_a_file_screened_out_does_not_import_libcst(tmp_path: Path) -> None:
     code = textwrap.dedent(
         f"""
         import sys
-        from trainlint.engine import RuleSettings, lint_source
+        from trainlint.engine import RuleSettings, lint_source, plan_parse
         from trainlint.registry import ALL_CODES
         text = open({str(script)!r}, encoding="utf-8").read()
         assert lint_source(text, "model.py", RuleSettings(ALL_CODES, {{}})).diagnostics == []
@@ -71,6 +71,21 @@ def test_a_file_screened_out_does_not_import_libcst(tmp_path: Path) -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert result.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize(
+    "text, parsed",
+    [
+        (LIGHTNING_MODULE, False),  # triggers match, the structure cannot hold a finding
+        (LIGHTNING_MODULE.replace("        return loss", "        self.losses.append(loss)\n        return loss"), True),
+        ("import os\nprint(os.getcwd())\n", False),  # no trigger
+        ("def broken(:\n", True),  # CPython refuses it: LibCST may accept newer syntax
+        ("x = " + "(" * 300 + ")" * 300 + "\n", False),  # beyond a parser's limits: LibCST would crash
+    ],
+)
+def test_plan_parse_says_which_texts_libcst_parses(text: str, parsed: bool) -> None:
+    """benchmarks/run.py counts the files LibCST parses with this; lint_source decides with it."""
+    assert plan_parse(text, "t.py", ALL_CODES).needs_libcst is parsed
 
 
 @pytest.mark.parametrize(

@@ -87,17 +87,9 @@ def lint_source(
     """
     if skips_file(text):
         return LintResult([])
-    codes = triggered_codes(text, settings.codes)
-    # CPython's verdict comes first: its parser is ~10x cheaper than LibCST's, imports
-    # nothing, words errors better ("'(' was never closed"), and refuses the deeply
-    # nested code on which LibCST's native parser overflows its stack and kills the
-    # whole process (LibCST 1.9: ~1500 nested brackets, or a sum of ~10000 terms).
-    tree, python_error, beyond_limits = python_tree(text, path)
-    if tree is not None and codes and screen:
-        from trainlint.prescreen import screened_codes
-
-        codes = screened_codes(tree, codes)
-    if beyond_limits or (python_error is None and not codes):
+    plan = plan_parse(text, path, settings.codes, screen=screen)
+    tree, python_error, codes = plan.tree, plan.python_error, plan.codes
+    if not plan.needs_libcst:
         return LintResult([python_error] if python_error else [])
     _check(cancelled)
     import libcst as cst
@@ -119,6 +111,38 @@ def lint_source(
         return _run_rules(module, text, path, codes, settings, cancelled, tree, indexes)
     except RecursionError:  # valid but very deep code (a sum of thousands of terms): the tree walk ran out of stack
         return LintResult([], errors=[f"{path}: the code is nested too deeply to analyse; it was not checked"])
+
+
+@dataclass(frozen=True)
+class ParsePlan:
+    """What the cheap stages decided about one text, before LibCST is imported or run."""
+
+    tree: Any  # CPython's tree, None where the text does not compile
+    python_error: Optional[Diagnostic]
+    beyond_limits: bool  # too deep for a parser: never given to LibCST
+    codes: Sequence[str]  # the rules that may report here, after the text prefilter and the structural pre-screen
+
+    @property
+    def needs_libcst(self) -> bool:
+        """Whether LibCST parses the text: some rule may report, or CPython refused code LibCST may accept."""
+        return not self.beyond_limits and (self.python_error is not None or bool(self.codes))
+
+
+def plan_parse(text: str, path: str, codes: FrozenSet[str], *, screen: bool = True) -> ParsePlan:
+    """Run the stages that decide whether a text is worth LibCST's parse (issue 19's question, per file).
+
+    CPython's verdict comes first: its parser is ~10x cheaper than LibCST's, imports
+    nothing, words errors better ("'(' was never closed"), and refuses the deeply
+    nested code on which LibCST's native parser overflows its stack and kills the
+    whole process (LibCST 1.9: ~1500 nested brackets, or a sum of ~10000 terms).
+    """
+    triggered = triggered_codes(text, codes)
+    tree, python_error, beyond_limits = python_tree(text, path)
+    if tree is not None and triggered and screen:
+        from trainlint.prescreen import screened_codes
+
+        triggered = screened_codes(tree, triggered)
+    return ParsePlan(tree, python_error, beyond_limits, triggered)
 
 
 def _check(cancelled: Optional[Callable[[], bool]]) -> None:
