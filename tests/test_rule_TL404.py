@@ -55,6 +55,12 @@ def fixed(text: str) -> str:
         ("ok_handful_of_passes.py", "        attempts -= 1\n", "", "model(...)"),
         ("ok_agent_acting_in_environment.py", "envs.step(actions)", "envs.step(envs.action_space.sample())", "model(...)"),
         ("ok_launcher_unwraps_for_generate.py", "accelerator.unwrap_model(", "wrapper.unwrap_model(", "wrapper.unwrap_model(...)"),
+        (
+            "ok_parameter_free_model_helper_in_loop.py",
+            "trg_pad_mask = (trg != self.trg_pad_idx)",
+            "trg_pad_mask = (self.embedding(trg) != self.trg_pad_idx)",
+            "model.make_trg_mask(...)",
+        ),
     ],
 )
 def test_ok_fixture_is_reported_once_its_guard_is_removed(fixture: str, correct: str, broken: str, reported: str) -> None:

@@ -32,6 +32,7 @@ OUTPUTS: Dict[str, Tuple[str, str, Callable[[Dict[str, Any]], List[Any]]]] = {
     "bad_collected_outputs": ("lstm", "predict", lambda scope: scope["all_logits"]),
     "bad_trainer_evaluate_method": ("text", "_eval_step", lambda scope: [scope["output"].logits, scope["output"].loss]),
     "bad_fit_loop_validation_step": ("lstm", "validation_step", lambda scope: [scope["y_pred"], scope["loss"]]),
+    "bad_test_loop_of_module_instance": ("lstm", "main", lambda scope: [scope["logits"], scope["loss"]]),
 }
 
 

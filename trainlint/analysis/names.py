@@ -128,6 +128,8 @@ KEYWORD_ONLY = "keyword_only"
 VAR_KEYWORD = "var_keyword"
 
 MAX_DEPTH = 40  # nested resolve_callable steps (factories of factories, partial of partial)
+# torch.nn.Module methods that return the module itself: `Model(...).to(device)` is still a `Model`.
+MODULE_METHODS_RETURNING_SELF = frozenset({"to", "cuda", "cpu", "train", "eval", "half", "float", "double", "bfloat16", "requires_grad_"})
 
 COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
 _BODY_SCOPES = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda})
@@ -1398,7 +1400,12 @@ class Names:
 
     def _expression_instances(self, expression: cst.BaseExpression) -> List[cst.ClassDef]:
         if type(expression) is cst.Call:
-            return [c for c in self._resolve(expression.func) if type(c) is cst.ClassDef]  # type: ignore[misc]
+            func = expression.func  # type: ignore[attr-defined]
+            if type(func) is cst.Attribute and func.attr.value in MODULE_METHODS_RETURNING_SELF:
+                receivers = self._instance_classes(func.value)
+                if receivers and all(self.method(c, func.attr.value) is None for c in receivers):
+                    return receivers  # `Model(...).to(device)`: torch.nn.Module's own `to` returns the module
+            return [c for c in self._resolve(func) if type(c) is cst.ClassDef]  # type: ignore[misc]
         if type(expression) not in (cst.Name, cst.Attribute):
             return []
         found: List[cst.ClassDef] = []

@@ -72,6 +72,8 @@ NOT_FORWARD = frozenset({
     "named_parameters", "buffers", "modules", "children", "named_modules", "zero_grad", "apply", "requires_grad_",
     "generate", "save_pretrained", "register_forward_hook", "register_buffer", "get_parameter", "num_parameters",
 })
+# Keywords that say where or how a tensor is made: reading a module attribute for them runs nothing of it.
+PLACEMENT_KEYWORDS = frozenset({"device", "dtype"})
 # Method names that configure or inspect a model rather than run it (diffusers' `set_default_attn_processor`).
 BOOKKEEPING_METHOD = re.compile(
     r"^(set|get|enable|disable|register|load|save|reset|init|prepare|fuse|unfuse|tie|resize|print|add|remove|freeze|unfreeze)_"
@@ -436,13 +438,46 @@ class EvaluationLoops:
             c for c in calls
             if _root(c.func) not in rebound and self._runs_in(c, loop, own) and not self._precedes_its_mode(c, set_in_body)
         ]
+        calls = [c for c in calls if not self._touches_no_parameter(c)]
         in_eval = {model for model, mode in modes.items() if mode == "eval"}
         put_in_eval = self._put_in_eval_by_callees(loop, calls)
         forwards = [c for c in calls if _models_called(c) & in_eval or c in put_in_eval]
         if forwards or not self._iterates_held_out_data(loop):
             return forwards
         in_train = {model for model, mode in modes.items() if mode == "train"}
-        return [c for c in calls if _named_like_model(c) and not _models_called(c) & in_train]
+        return [c for c in calls if self._calls_a_model(c) and not _models_called(c) & in_train]
+
+    def _calls_a_model(self, call: cst.Call) -> bool:
+        """``call`` runs a model: its binding is an instance of a same-module class with a ``forward``
+        (``classifier = RNNClassifier(...)``), or, where no binding says, its name is a model's."""
+        names = self.facts.fact(Names)
+        if any(names.method(c, "forward") is not None for c in names.instance_classes(call.func)):
+            return True
+        return _named_like_model(call)
+
+    def _touches_no_parameter(self, call: cst.Call) -> bool:
+        """``model.make_trg_mask(trg)``: a method that every same-module definition of it (of the receiver's
+        class where a binding shows it, else of any class) writes without running or reading the module's
+        state beyond comparing with it or placing a tensor on its device: it records no graph."""
+        if not isinstance(call.func, cst.Attribute) or call.func.attr.value == "forward":
+            return False
+        names = self.facts.fact(Names)
+        name = call.func.attr.value
+        classes = names.instance_classes(call.func.value)
+        if classes:
+            methods = [names.method(c, name) for c in classes]
+        else:
+            methods = [f for f in self._methods_by_name.get(name, ()) if names.method_kind(f) == "instance"]
+        return bool(methods) and all(m is not None and _reads_state_only_to_compare(m) for m in methods)
+
+    @functools.cached_property
+    def _methods_by_name(self) -> Dict[str, List[cst.FunctionDef]]:
+        names = self.facts.fact(Names)
+        found: Dict[str, List[cst.FunctionDef]] = {}
+        for function in self.facts.nodes(cst.FunctionDef):
+            if names.method_class(function) is not None:
+                found.setdefault(function.name.value, []).append(function)  # type: ignore[attr-defined]
+        return found
 
     def _put_in_eval_by_callees(self, loop: Union[Loop, Comprehension], calls: List[cst.Call]) -> Set[cst.Call]:
         """Forward passes of ``calls`` that a function the loop calls runs after its own ``.eval()`` of their model,
@@ -547,6 +582,30 @@ class EvaluationLoops:
     @functools.cached_property
     def _order(self) -> Dict[cst.CSTNode, int]:
         return {node: index for index, node in enumerate(self.facts.parents)}
+
+
+def _reads_state_only_to_compare(method: cst.FunctionDef) -> bool:
+    """Every use of the receiver (``self``) in ``method`` is an attribute read that is compared
+    (``trg != self.pad_idx``) or says where or how a tensor is made (``device=self.device``): no call of
+    the receiver or of anything it holds, no parameter read, the receiver handed to nothing."""
+    params = [*method.params.posonly_params, *method.params.params]
+    if not params:
+        return False
+    receiver = params[0].name.value
+    allowed: Set[cst.CSTNode] = set()  # the receiver's names in the reads above
+    for node in walk(method.body):
+        if type(node) is cst.Comparison:
+            operands = [node.left, *(c.comparator for c in node.comparisons)]  # type: ignore[attr-defined]
+        elif type(node) is cst.Arg and node.keyword is not None and node.keyword.value in PLACEMENT_KEYWORDS:  # type: ignore[attr-defined]
+            operands = [node.value]  # type: ignore[attr-defined]
+        else:
+            continue
+        allowed.update(o.value for o in operands if type(o) is cst.Attribute and _is_name(o.value, receiver))
+    return all(n in allowed for n in walk(method.body) if _is_name(n, receiver))
+
+
+def _is_name(node: cst.CSTNode, value: str) -> bool:
+    return type(node) is cst.Name and node.value == value  # type: ignore[attr-defined]
 
 
 def _built_in(function: cst.FunctionDef) -> Set[str]:
