@@ -100,7 +100,9 @@ RULES: Tuple[RuleEntry, ...] = (
     ),
     RuleEntry(
         "TL102", "device-dataset-in-workers", "loaders.tl102_device_dataset_in_workers", "DeviceDatasetInWorkers",
-        (("num_workers", "DataLoader"),), lambda module: module.calls_dataloader and module.moves,
+        # as code: a DataLoader called, a move, and workers not provably absent (`num_workers=` other than 0, a
+        # "num_workers" option key, six positional arguments)
+        (("num_workers", "DataLoader"),), lambda module: module.calls_dataloader and module.moves and module.may_fork_workers,
     ),
     RuleEntry(
         "TL103",
@@ -135,8 +137,11 @@ RULES: Tuple[RuleEntry, ...] = (
     ),
     RuleEntry(
         "TL301", "unfiltered-batch-kwargs", "batches.tl301_unfiltered_batch_kwargs", "UnfilteredBatchKwargs", (("DataLoader", "**"),),
-        # a `**` into a dotted name that is model-like: named so, or maybe an instance of a class with a `forward` here
-        lambda module: module.calls_model_with_kwargs or (module.calls_with_kwargs and module.defines_forward),
+        # a `**` into a dotted name that is model-like (named so, or maybe an instance of a class with a `forward` here),
+        # and a source of batch keys the rule reads (rules/batches/batch_keys.py): a `__getitem__` here, Hugging Face
+        # `datasets` imported, or a `collate_fn=` given
+        lambda module: module.may_know_batch_keys
+        and (module.calls_model_with_kwargs or (module.calls_with_kwargs and module.defines_forward)),
     ),
     RuleEntry(
         "TL302",

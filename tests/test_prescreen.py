@@ -367,7 +367,15 @@ def test_an_embedding_called_in_forward_keeps_tl302() -> None:
     """The model's callers may pass the float tensor: the screen does not follow them."""
     code = "import torch\nclass M(torch.nn.Module):\n    def __init__(self):\n        self.emb = torch.nn.Embedding(10, 4)\n    def forward(self, x):\n        return self.emb(x)\nm = M()\ny = m(torch.zeros(3).float())\n"
     assert screened_codes(ast.parse(code), ["TL302"]) == ["TL302"]
-    assert screened_codes(ast.parse(code.replace("def forward", "def other")), ["TL302"]) == ["TL302"]  # `self.emb(x)`: x a parameter
+    # `self.emb(x)` with `x` a parameter of a method the module never calls: TL302 has no argument to follow
+    uncalled = code.replace("def forward", "def other")
+    assert lint_source(uncalled, "t.py", RuleSettings(frozenset({"TL302"})), screen=False).diagnostics == []
+    assert screened_codes(ast.parse(uncalled), ["TL302"]) == []
+    called = uncalled + "m.other(torch.zeros(3))\n"  # now the float tensor reaches `x`
+    assert screened_codes(ast.parse(called), ["TL302"]) == ["TL302"]
+    assert lint_source(called, "t.py", RuleSettings(frozenset({"TL302"})), screen=False).diagnostics
+    no_instance = code.replace("m = M()\ny = m(", "y = torch.sigmoid(")  # no instance of M is called with anything
+    assert screened_codes(ast.parse(no_instance), ["TL302"]) == []
 
 
 @pytest.mark.parametrize(
@@ -413,3 +421,56 @@ def test_a_loop_that_trains_through_a_function_it_calls_is_no_evaluation() -> No
     # reached only from a function defined in the loop's callee, never called: the call graph does not follow it
     hidden = code.replace("                _backward(model(x))", "                model(x)\n            def unused():\n                train_one_epoch(m, l)")
     assert screened_codes(ast.parse(hidden.replace("train_one_epoch(model, loader)\n", "helper()\n")), ["TL404"]) == ["TL404"]
+
+
+TL301_LOOP = """
+import torch
+from torch.utils.data import DataLoader
+{source}
+loader = DataLoader(items, batch_size=8{collate})
+for batch in loader:
+    loss = model(**batch).loss
+"""
+
+
+@pytest.mark.parametrize(
+    "source, collate, screened",
+    [
+        ("items = load_items()", "", False),  # no key the module shows: TL301 has nothing to compare
+        ("class Items:\n    def __getitem__(self, i):\n        return {'x': i, 'idx': i}\nitems = Items()", "", True),
+        ("from datasets import load_dataset\nitems = load_dataset('glue', 'sst2')['train']", "", True),
+        ("import datasets\nitems = datasets.load_dataset('imdb')['train']", "", True),
+        ("items = load_items()\ndef collate(xs):\n    return {'x': xs, 'idx': 0}", ", collate_fn=collate", True),
+    ],
+)
+def test_batch_kwargs_need_a_source_of_keys_in_the_module(source: str, collate: str, screened: bool) -> None:
+    code = TL301_LOOP.format(source=source, collate=collate)
+    assert screened_codes(ast.parse(code), ["TL301"]) == (["TL301"] if screened else [])
+    if not screened:
+        assert lint_source(code, "t.py", RuleSettings(frozenset({"TL301"})), screen=False).diagnostics == []
+
+
+TL102_LOADER = """
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+data = TensorDataset(torch.randn(64, 4).cuda())
+loader = DataLoader({arguments})
+"""
+
+
+@pytest.mark.parametrize(
+    "arguments, screened",
+    [
+        ("data, batch_size=8", False),  # no workers: nothing is forked
+        ("data, batch_size=8, num_workers=0", False),
+        ("data, batch_size=8, num_workers=4", True),
+        ("data, batch_size=8, num_workers=args.workers", True),
+        ("data, **{'batch_size': 8, 'num_workers': 2}", True),
+        ("data, 8, False, None, None, 2", True),  # num_workers is the sixth positional argument
+    ],
+)
+def test_device_data_in_workers_needs_workers(arguments: str, screened: bool) -> None:
+    code = TL102_LOADER.format(arguments=arguments)
+    assert screened_codes(ast.parse(code), ["TL102"]) == (["TL102"] if screened else [])
+    if not screened:  # screened out only where the rule reports nothing
+        assert lint_source(code, "t.py", RuleSettings(frozenset({"TL102"})), screen=False).diagnostics == []

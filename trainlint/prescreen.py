@@ -119,6 +119,12 @@ class Features:
         self._sequence_names: Set[str] = set()  # names some binding makes a Python list (`xs = []`, `list(...)`)
         self._kwargs_callees: List[Tuple[ast.AST, int]] = []  # `f(**batch)`, `self.f.forward(**b)`: the dotted callee, its line
         self.defines_forward = False  # a `def forward(`: a model class of this module, whatever its instances are called
+        # where TL301's batch keys can come from: a `def __getitem__` (a Dataset here), an import of Hugging Face
+        # `datasets`, a `collate_fn=` keyword (a collate function here building the batch)
+        self.may_know_batch_keys = False
+        # TL102's workers: a `num_workers=` not the literal 0, "num_workers" as a string (a key of loader options),
+        # or a DataLoader given six positional arguments; absent, a DataLoader forks none
+        self.may_fork_workers = False
         self.cuts_batches = False  # `x[i:i + bs]` in a loop, `x.split(n)`, `torch.chunk(x, n)`: what TL103 takes for batching by hand
         self._pins_whatever_value = False  # `x.pin_memory()`, or "pin_memory" as a string not read below
         self._pin_values: List[ast.AST] = []  # `pin_memory=v`, `{"pin_memory": v}`, `d["pin_memory"] = v`, a DataLoader's 8th argument
@@ -138,6 +144,8 @@ class Features:
         self._following: Set[str] = set()  # names `_all_bindings` is following (a cycle holds nothing)
         self.values = ModuleValues()  # every binding by scope: what TL401's and TL104's values may be
         self._method_ids: Set[int] = set()  # ids of the defs directly in a class body
+        self._class_names: Set[str] = set()  # classes defined anywhere in the module
+        self._parameter_of: Dict[str, List[str]] = {}  # a named parameter -> the functions declaring it (by name)
         self._code_bindings: Dict[str, int] = {}  # bindings by an import, an undecorated def or a class
         self._first_module_code: Dict[str, int] = {}  # name -> line of the first module-level import/def/class binding it
         self._names: List[str] = []  # function id -> its name
@@ -196,6 +204,8 @@ class Features:
             if kind is ast.Constant:
                 if node.value == "pin_memory" and id(node) not in self._pin_keys:  # type: ignore[attr-defined]
                     self._pins_whatever_value = True
+                elif node.value == "num_workers":  # type: ignore[attr-defined]
+                    self.may_fork_workers = True
                 continue
             if kind is ast.Call:
                 self._call(node, _Place(functions, loops), local_loops, per_batch)  # type: ignore[arg-type]
@@ -224,6 +234,9 @@ class Features:
                 self._aliases.update((alias.asname, alias.name.rsplit(".", 1)[-1]) for alias in node.names if alias.asname)  # type: ignore[attr-defined]
                 module = getattr(node, "module", None) or ""
                 bound = [(alias.asname or alias.name).split(".")[0] for alias in node.names]  # type: ignore[attr-defined]
+                imported = [module] if kind is ast.ImportFrom else [alias.name for alias in node.names]  # type: ignore[attr-defined]
+                if any(m.split(".")[0] == "datasets" for m in imported):
+                    self.may_know_batch_keys = True
                 self._bind(*bound)
                 self._bind_code(bound, node, module_statements, functions)
                 self._optim_names.update(
@@ -239,6 +252,7 @@ class Features:
                 if STEP_HOOK_NAME.search(name):
                     self.trains = True
                 self.defines_forward = self.defines_forward or name == "forward"
+                self.may_know_batch_keys = self.may_know_batch_keys or name == "__getitem__"
                 index = len(self._names)
                 self._names.append(name)
                 self._callees.append(set())
@@ -248,6 +262,9 @@ class Features:
                 if self.values.record_function(name, _scope(functions), id(node) in self._method_ids) != index:
                     raise AssertionError("function ids out of step")
                 self.values.record_parameters(index, node.args)  # type: ignore[attr-defined]
+                arguments = node.args  # type: ignore[attr-defined]
+                for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs):
+                    self._parameter_of.setdefault(argument.arg, []).append(name)
                 if node in top_level:
                     self._top_level.setdefault(name, []).append(index)
                     self._top_level_defs.setdefault(name, []).append(node)
@@ -282,6 +299,7 @@ class Features:
                     self.values.record_opaque(capture, _scope(functions))
             elif kind is ast.ClassDef:
                 self._bind(node.name)  # type: ignore[attr-defined]
+                self._class_names.add(node.name)  # type: ignore[attr-defined]
                 self._bind_code([node.name], node, module_statements, functions)  # type: ignore[attr-defined]
                 self.values.record_class(node.name, _scope(functions))  # type: ignore[attr-defined]
                 self._method_ids.update(id(n) for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))  # type: ignore[attr-defined]
@@ -334,6 +352,7 @@ class Features:
                 if isinstance(call.func, ast.Name):
                     self._loop_plain_calls[loop].add(name)
         self._kwargs_call(call)
+        self._workers_call(call, name)
         self.values.record_call(call, _scope(here.functions))
         self._pinning_call(call, name)
         if name == "add_argument":
@@ -380,6 +399,8 @@ class Features:
             self._loop_backward.update(here.loops)
 
     def _kwargs_call(self, call: ast.Call) -> None:
+        if any(keyword.arg == "collate_fn" for keyword in call.keywords):
+            self.may_know_batch_keys = True
         if not any(keyword.arg is None for keyword in call.keywords):
             return
         func = call.func
@@ -387,6 +408,12 @@ class Features:
             func = func.value
         if isinstance(func, (ast.Name, ast.Attribute)):
             self._kwargs_callees.append((func, call.lineno))
+
+    def _workers_call(self, call: ast.Call, name: str) -> None:
+        if any(k.arg == "num_workers" and not _is_zero(k.value) for k in call.keywords):
+            self.may_fork_workers = True
+        elif name == "DataLoader" and len(call.args) >= 6:
+            self.may_fork_workers = True
 
     def _pinning_call(self, call: ast.Call, name: str) -> None:
         """What TL104 reads: ``x.pin_memory()``, a ``pin_memory=`` value, a DataLoader's eighth positional argument."""
@@ -516,7 +543,7 @@ class Features:
             argument = self._index_modules.get(name)
             if argument is None:
                 continue
-            if argument == 0 and any(self._names[f] == "forward" for f in functions):
+            if argument == 0 and any(self._names[f] == "forward" for f in functions) and self._instance_may_get_float():
                 return True
             if any(isinstance(a, ast.Starred) for a in call.args):
                 return True
@@ -524,6 +551,23 @@ class Features:
             if any(map(self._may_be_float, values)):
                 return True
         return False
+
+    def _instance_may_get_float(self) -> bool:
+        """Mirror TL302's ``_forward_embeds``: ``model(x)``, ``model`` a plain name bound here to an instance of a
+        class of the module (``Model(...)``, ``Model(...).to(device)``, also through an alias of the class), and
+        some argument that may be a float tensor; the model's ``forward`` embeds what that call passes."""
+        for name, call, _ in self._calls:
+            values = self._plain_values.get(name, ()) if "." not in name else ()
+            if any(map(self._instantiates_a_class_here, values)) and any(self._may_be_float(a) for a in call.args):
+                return True
+        return False
+
+    def _instantiates_a_class_here(self, value: ast.AST) -> bool:
+        while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in DTYPE_KEEPING:
+            value = value.func.value
+        if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Name):
+            return False
+        return value.func.id in self._class_names or value.func.id in self._plain_values
 
     def _may_be_float(self, value: ast.AST) -> bool:
         """Whether TL302's ``_float_source`` may find a float tensor made for ``value``: it follows names, subscripts,
@@ -533,7 +577,7 @@ class Features:
             if isinstance(value, ast.Subscript):
                 value = value.value
             elif isinstance(value, ast.Name):
-                return not self._all_bindings(value.id, lambda v: not self._may_be_float(v))
+                return not self._all_bindings(value.id, lambda v: not self._may_be_float(v), self._uncalled_parameters(value.id))
             elif isinstance(value, ast.Call):
                 func = value.func
                 name = self._aliases.get(func.id, func.id) if isinstance(func, ast.Name) else last_name(func)
@@ -549,10 +593,17 @@ class Features:
             else:
                 return isinstance(value, (ast.Tuple, ast.List, ast.Dict, ast.Starred, *_COMPREHENSIONS))
 
-    def _all_bindings(self, name: str, holds) -> bool:
-        """Every binding of ``name`` in the module is ``name = value`` with ``holds(value)`` (a cycle holds nothing)."""
+    def _uncalled_parameters(self, name: str) -> int:
+        """How many bindings of ``name`` are parameters of functions the module never calls by their name (TL302's
+        ``_parameter_source`` follows a parameter only to the calls ``Names.calls_of`` finds: a ``forward`` runs
+        as ``model(x)``, which it does not follow; a class's ``__init__``/``__call__`` may run under any name)."""
+        return sum(1 for f in self._parameter_of.get(name, ()) if f not in self._called and f not in ("__init__", "__call__"))
+
+    def _all_bindings(self, name: str, holds, dead_ends: int = 0) -> bool:
+        """Every binding of ``name`` in the module is ``name = value`` with ``holds(value)`` (a cycle holds nothing),
+        or one of ``dead_ends`` bindings that give the rule nothing to follow."""
         values = self._plain_values.get(name, [])
-        if not values or len(values) != self._bindings.get(name) or name in self._following:
+        if not (values or dead_ends) or len(values) + dead_ends != self._bindings.get(name) or name in self._following:
             return False
         self._following.add(name)
         try:
@@ -906,6 +957,10 @@ def _history_shaped(value: ast.AST) -> bool:
 
 def _is_self_attribute(node: ast.AST) -> bool:
     return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+def _is_zero(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value == 0 and not isinstance(node.value, bool)
 
 
 def _is_index_key(node: object) -> bool:
