@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import importlib.util
 import json
 import os
 import shutil
@@ -162,9 +163,12 @@ def _resident_kib(pid: int) -> int:
 
 def copy_torch_sources(directory: Path) -> Path:
     """The installed torch's training-facing packages as a corpus of their own (Python files only)."""
-    import torch  # noqa: PLC0415 - only for this corpus
-
-    root = Path(torch.__file__).parent
+    # Found, not imported: a child's peak RSS starts from this process's size (Linux carries the high-water mark
+    # across fork and exec), and torch would add ~250 MiB to every figure of the tables.
+    spec = importlib.util.find_spec("torch")
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit("--torch-sources needs torch installed")
+    root = Path(spec.submodule_search_locations[0])
     target = directory / "torch-sources"
     for package in TORCH_PACKAGES:
         shutil.copytree(root / package, target / package, ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyc"))

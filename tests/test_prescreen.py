@@ -121,6 +121,14 @@ def _holds(code: str, attribute: str) -> bool:
         ("class M:\n    def training_step(self, b):\n        self.total += self.f(b)", True),
         ("for x in data:\n    total += x\nloss.backward()", False),  # the loop does not train
         ("def report(xs):\n    total += xs\ndef training_step(b):\n    return b", False),  # not called per step
+        # a local of a per-step function, with no training loop of its own around it: gone at return (an optimizer's
+        # `step` collecting its parameters, a step hook summing chunks), as TL401 reads storage
+        ("class SGD:\n    def step(self):\n        params = []\n        for p in self.params:\n            params.append(p)", False),
+        ("def training_step(self, b, outputs):\n    outputs.append(self.f(b))", False),  # a list handed in: not followed
+        ("def fit(model, loader):\n    losses = []\n    for b in loader:\n        loss = model(b)\n        loss.backward()\n"
+         "        losses.append(loss)", True),  # a local bound before its own training loop
+        ("class M:\n    def training_step(self, b):\n        global seen\n        seen += self.f(b)", True),
+        ("class M:\n    def training_step(self, b):\n        history.append(self.f(b))", True),  # a module-level list
     ],
 )
 def test_accumulations_count_only_in_per_step_code(code: str, accumulates_per_step: bool) -> None:

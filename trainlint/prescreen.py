@@ -69,10 +69,12 @@ _PER_ITEM_FUNCTIONS = frozenset({"__getitem__", "__iter__", "collate", "collate_
 
 
 class _Place(NamedTuple):
-    """Where a node is: the ids of the functions around it (innermost last) and the loops around it."""
+    """Where a node is: the ids of the functions around it (innermost last), the loops around it, and how many of
+    those loops are in the innermost function itself."""
 
     functions: Tuple[int, ...]
     loops: Tuple[ast.AST, ...]
+    local_loops: int = 0
 
 
 class _Step(NamedTuple):
@@ -155,7 +157,8 @@ class Features:
         self._loop_calls: Dict[ast.AST, Set[str]] = {}  # loop -> last names called in it (header and nested code too)
         self._loop_trains: Set[ast.AST] = set()  # loops with a training call of their own
         self._loop_backward: Set[ast.AST] = set()  # ... with a backward of their own
-        self._accumulations: List[Tuple[_Place, ast.AST]] = []  # a sum, store or append, and the value kept
+        # a sum, store or append, the value kept, and the name it is kept in where that is a name (`d[k]`: `d`)
+        self._accumulations: List[Tuple[_Place, ast.AST, Optional[str]]] = []
         self._local_appends: List[_Place] = []  # `xs.append(v)` two loops deep in its function: maybe a local history
         self._counted_appends: List[Tuple[_Place, ast.AST]] = []  # `xs.append(v)` in one loop counting a run
         self._appends_in_functions: List[Tuple[str, _Place]] = []  # `xs.append(v)` in a function: xs may be global
@@ -208,7 +211,7 @@ class Features:
                     self.may_fork_workers = True
                 continue
             if kind is ast.Call:
-                self._call(node, _Place(functions, loops), local_loops, per_batch)  # type: ignore[arg-type]
+                self._call(node, _Place(functions, loops, local_loops), per_batch)  # type: ignore[arg-type]
                 self._float_or_index_call(node, _Place(functions, loops))  # type: ignore[arg-type]
             elif kind is ast.Dict:
                 for key, value in zip(node.keys, node.values):  # type: ignore[attr-defined]
@@ -225,11 +228,11 @@ class Features:
             elif kind is ast.AugAssign:
                 self.values.record_assignment([node.target], node.value, _scope(functions))  # type: ignore[attr-defined]
                 if isinstance(node.op, (ast.Add, ast.Sub)) and not isinstance(node.value, ast.Constant):  # type: ignore[attr-defined]
-                    self._accumulated(_Place(functions, loops), node.value)  # type: ignore[attr-defined]
+                    self._accumulated(_Place(functions, loops, local_loops), node.value, node.target)  # type: ignore[attr-defined]
             elif kind is ast.NamedExpr:
                 self.values.record_assignment([node.target], node.value, _scope(functions))  # type: ignore[attr-defined]
             elif kind is ast.Assign or kind is ast.AnnAssign:
-                self._assigned(node, _Place(functions, loops))
+                self._assigned(node, _Place(functions, loops, local_loops))
             elif kind is ast.ImportFrom or kind is ast.Import:
                 self._aliases.update((alias.asname, alias.name.rsplit(".", 1)[-1]) for alias in node.names if alias.asname)  # type: ignore[attr-defined]
                 module = getattr(node, "module", None) or ""
@@ -340,7 +343,7 @@ class Features:
                 self.handles_errors = self.handles_errors or bool(node.handlers)  # type: ignore[attr-defined]
             stack.extend((child, functions, loops, local_loops, per_batch) for child in _children(node))
 
-    def _call(self, call: ast.Call, here: "_Place", local_loops: int, per_batch: bool) -> None:
+    def _call(self, call: ast.Call, here: "_Place", per_batch: bool) -> None:
         name = last_name(call.func)
         self._called_funcs.add(id(call.func))
         if name:
@@ -375,10 +378,10 @@ class Features:
         elif method in ("append", "extend"):
             self.appends = True
             if method == "append" and len(call.args) == 1 and not isinstance(call.args[0], ast.Constant):
-                self._accumulated(here, call.args[0])
+                self._accumulated(here, call.args[0], func.value)
                 self.values.record_append(func.value, call.args[0], _scope(here.functions))
             if method == "append" and len(call.args) + len(call.keywords) == 1:
-                self._appended(func.value, here, local_loops, call.args[0] if call.args else None)
+                self._appended(func.value, here, call.args[0] if call.args else None)
         elif method in ("eval", "train") and _is_dotted(func.value) and _sets_eval_mode(call):
             self._mode_calls.append((call, here.functions, (call.lineno, call.col_offset)))
         elif method == "zero_grad":
@@ -462,9 +465,10 @@ class Features:
                 self.takes_indices = True
                 self._index_values.append(keyword.value)
 
-    def _accumulated(self, here: "_Place", value: ast.AST) -> None:
+    def _accumulated(self, here: "_Place", value: ast.AST, storage: Optional[ast.AST]) -> None:
+        """A sum, store or append of ``value`` into ``storage`` (the target, or the list appended to)."""
         self.accumulates = True
-        self._accumulations.append((here, value))
+        self._accumulations.append((here, value, _plain_root(storage)))
 
     def _assigned(self, node: ast.AST, here: "_Place") -> None:
         value = node.value  # type: ignore[attr-defined]
@@ -488,9 +492,9 @@ class Features:
                 ):
                     self._sequence_names.add(target.id)
         if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub)):
-            self._accumulated(here, value)
+            self._accumulated(here, value, targets[0] if len(targets) == 1 else None)
         elif not isinstance(value, ast.Constant) and any(isinstance(t, ast.Subscript) for t in targets):
-            self._accumulated(here, value)
+            self._accumulated(here, value, targets[0] if len(targets) == 1 else None)
         if isinstance(value, ast.Call):
             made = value.func.id if isinstance(value.func, ast.Name) else last_name(value.func)
             made = self._aliases.get(made, made)
@@ -501,7 +505,7 @@ class Features:
         if here.functions and self._names[here.functions[-1]] == "__init__" and _history_shaped(value):
             self._history_attributes.update(t.attr for t in targets if _is_self_attribute(t))
 
-    def _appended(self, receiver: ast.AST, here: "_Place", local_loops: int, element: Optional[ast.AST]) -> None:
+    def _appended(self, receiver: ast.AST, here: "_Place", element: Optional[ast.AST]) -> None:
         """Mirror TL402: an append to ``self.x``/``self.x[k]``, or to a name inside two loops of its own function,
         or inside one that counts the steps of a run (TL402's ``_counts_the_run``, mirrored wider) where the
         element may be a device tensor (see :meth:`_may_be_device_tensor`)."""
@@ -510,9 +514,9 @@ class Features:
         if _is_self_attribute(receiver):
             self._appended_attributes.setdefault(receiver.attr, []).append(here)  # type: ignore[attr-defined]
         elif isinstance(receiver, ast.Name):
-            if local_loops == 1 and element is not None and _may_count_a_run(here.loops[-1]):
+            if here.local_loops == 1 and element is not None and _may_count_a_run(here.loops[-1]):
                 self._counted_appends.append((here, element))  # its element is judged once bindings are known
-            if local_loops >= 2:
+            if here.local_loops >= 2:
                 self._local_appends.append(here)
             if here.functions:
                 self._appends_in_functions.append((receiver.id, here))  # maybe a module-level list
@@ -551,6 +555,15 @@ class Features:
             if any(map(self._may_be_float, values)):
                 return True
         return False
+
+    def _dies_with_its_call(self, place: _Place, storage: Optional[str], training_loops: Set[ast.AST]) -> bool:
+        """Mirror TL401's storage ("a local bound before the step loop, or an attribute"): a name local to a
+        function (a parameter too: the rule does not follow a list handed in), where no loop of that function
+        around the accumulation trains, is gone when the call returns: it outlives no step."""
+        if storage is None or not place.functions:
+            return False
+        own_loops = place.loops[len(place.loops) - place.local_loops :]
+        return not training_loops.intersection(own_loops) and self.values.is_local(storage, place.functions[-1])
 
     def _instance_may_get_float(self) -> bool:
         """Mirror TL302's ``_forward_embeds``: ``model(x)``, ``model`` a plain name bound here to an instance of a
@@ -628,7 +641,10 @@ class Features:
             return any(loop in training_loops for loop in place.loops) or any(self._names[f] in per_step for f in place.functions[-1:])
 
         self.accumulates_per_step = any(
-            in_step(place) and self.values.may_carry_graph(value, _scope(place.functions)) for place, value in self._accumulations
+            in_step(place)
+            and not self._dies_with_its_call(place, storage, training_loops)
+            and self.values.may_carry_graph(value, _scope(place.functions))
+            for place, value, storage in self._accumulations
         )
         histories = [p for name in self._history_attributes for p in self._appended_attributes.get(name, ())]
         # a local history grows in a training loop itself (TL402's `_local_growth`), not merely in per-step code
@@ -957,6 +973,13 @@ def _history_shaped(value: ast.AST) -> bool:
 
 def _is_self_attribute(node: ast.AST) -> bool:
     return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+def _plain_root(storage: Optional[ast.AST]) -> Optional[str]:
+    """The name a value is kept in when that is a plain name (``total``, ``d`` of ``d[k]``); None for an attribute."""
+    while isinstance(storage, ast.Subscript):
+        storage = storage.value
+    return storage.id if isinstance(storage, ast.Name) else None
 
 
 def _is_zero(node: ast.AST) -> bool:

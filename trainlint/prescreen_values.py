@@ -195,6 +195,10 @@ class ModuleValues:
 
     # ----- may this value carry a graph? ---------------------------------------------------
 
+    def is_local(self, name: str, function: int) -> bool:
+        """``name`` is bound in ``function`` itself (assigned, a parameter) and declared nowhere ``global``/``nonlocal``."""
+        return (function, name) in self._bound and name not in self._shared
+
     def may_carry_graph(self, value: ast.AST, scope: int) -> bool:
         """False only where ``GraphValues.kind`` surely finds no graph for ``value`` read in ``scope``."""
         try:
