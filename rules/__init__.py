@@ -151,7 +151,9 @@ RULES: Tuple[RuleEntry, ...] = (
         ((_INDEX_USE, _FLOAT_TENSOR),),  # the cheap substrings first: the regex runs where they occur
         # the same two, as code: a float tensor made, and a call or key that takes indices whose value the rule
         # may follow to a float tensor (through names, subscripts, dtype-keeping calls; not an attribute such as
-        # `text_inputs.input_ids`, nor a call that makes none); a list indexed where an index use is
+        # `text_inputs.input_ids`, nor a call that makes none, nor a parameter of a function the module never calls
+        # by name, such as `forward`'s); a list indexed where an index use is; an embedding of `forward`'s input
+        # where an instance of a class here is called with something that may be float
         lambda module: module.creates_float and module.may_index_with_float,
     ),
     RuleEntry(
@@ -161,7 +163,9 @@ RULES: Tuple[RuleEntry, ...] = (
         "UndetachedLossAccumulation",
         ("backward", "training_step"),
         # a sum, append or store in per-step code (a training loop, a step hook, what they call) of a value that may
-        # carry a graph: not `.item()`, `float(...)`, `x.size(0)`, nor a name every binding of which is such a value
+        # carry a graph: not `.item()`, `float(...)`, `x.size(0)`, nor a name every binding of which is such a value;
+        # kept in an attribute, a global, or a local bound before a training loop of its own function (a local of a
+        # function whose own loops do not train, a parameter, is gone when the call returns)
         lambda module: module.accumulates_per_step,
     ),
     RuleEntry(
