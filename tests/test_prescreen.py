@@ -371,6 +371,28 @@ def test_a_float_tensor_counts_only_where_an_index_use_may_receive_it(use: str, 
     assert screened_codes(ast.parse(code), ["TL302"]) == (["TL302"] if screened else [])
 
 
+@pytest.mark.parametrize(
+    "use, screened",
+    [
+        ("tok = tokenizer(inputs.x)\n    text_encoder(input_ids=tok.to(device))", False),  # `to(device)` keeps no float
+        ("tok = tokenizer(inputs.x)\n    text_encoder(input_ids=tok.to(torch.float16))", True),  # a float dtype decides
+        ("tok = tokenizer(inputs.x)\n    text_encoder(input_ids=tok.to(device, dtype=torch.half))", True),
+        ("text_encoder(input_ids=ids.to(torch.long))", False),  # an integer dtype decides
+        ("text_encoder(input_ids=ids.to(device, dtype=weight_dtype))", False),  # a dtype the rule cannot read: not float
+        ("for i, t in enumerate(ids):\n        text_encoder(input_ids=i)", False),  # enumerate's count
+        ("for i in range(3):\n        text_encoder(input_ids=i)", False),
+        ("for i, t in enumerate(ids):\n        text_encoder(input_ids=t)", True),  # the items: float
+    ],
+)
+def test_casts_and_counters_end_the_chain_to_a_float_tensor(use: str, screened: bool) -> None:
+    """TL302's `_call_source`: a dtype argument of `to`/`type` decides; `to(device)` keeps its receiver's dtype;
+    `_iterated_source`: `range(...)` and `enumerate`'s count make no float tensor."""
+    code = f"import torch\ndef run(text_encoder, tokenizer, inputs, device, weight_dtype):\n    ids = torch.tensor(inputs.x).float()\n    {use}\nrun(*args)\n"
+    assert screened_codes(ast.parse(code), ["TL302"]) == (["TL302"] if screened else [])
+    if not screened:
+        assert lint_source(code, "t.py", RuleSettings(frozenset({"TL302"})), screen=False).diagnostics == []
+
+
 def test_an_embedding_called_in_forward_keeps_tl302() -> None:
     """The model's callers may pass the float tensor: the screen does not follow them."""
     code = "import torch\nclass M(torch.nn.Module):\n    def __init__(self):\n        self.emb = torch.nn.Embedding(10, 4)\n    def forward(self, x):\n        return self.emb(x)\nm = M()\ny = m(torch.zeros(3).float())\n"

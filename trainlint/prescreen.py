@@ -27,10 +27,12 @@ from trainlint.step_words import (
     BACKWARD_METHODS,
     CUDA_DEVICE,
     DTYPE_KEEPING,
+    FLOAT_DTYPES,
     GENERIC_HOOK_NAMES,
     GRAD_FREE_HOOK,
     HELD_OUT_LOADER_NAME,
     HELD_OUT_SPLIT,
+    INTEGER_DTYPES,
     INTEGER_METHODS,
     NO_GRAD_WRAPPER,
     OPTIMIZER_NAME,
@@ -148,6 +150,7 @@ class Features:
         self._method_ids: Set[int] = set()  # ids of the defs directly in a class body
         self._class_names: Set[str] = set()  # classes defined anywhere in the module
         self._parameter_of: Dict[str, List[str]] = {}  # a named parameter -> the functions declaring it (by name)
+        self._counters: Dict[str, int] = {}  # `for i in range(n)`, `for i, x in enumerate(xs)`: bindings of integers
         self._code_bindings: Dict[str, int] = {}  # bindings by an import, an undecorated def or a class
         self._first_module_code: Dict[str, int] = {}  # name -> line of the first module-level import/def/class binding it
         self._names: List[str] = []  # function id -> its name
@@ -315,6 +318,7 @@ class Features:
                 self._loops_for_eval.append((node, functions, held_out))
                 if kind is not ast.While:
                     self.values.record_iteration(node.target, node.iter, _scope(functions))  # type: ignore[attr-defined]
+                    self._count_counter(node.target, node.iter)  # type: ignore[attr-defined]
                 inner = (functions, loops + (node,), local_loops + 1, True)
                 stack.extend((child, *inner) for child in _children(node))
                 continue
@@ -323,6 +327,7 @@ class Features:
                 self._loops_for_eval.append((node, functions, held_out))
                 for generator in node.generators:  # type: ignore[attr-defined]
                     self.values.record_iteration(generator.target, generator.iter, _scope(functions))
+                    self._count_counter(generator.target, generator.iter)
                 per_batch = True
             elif kind is ast.Attribute:
                 # `torch.cuda.FloatTensor` named anywhere: a call through any alias of it moves data
@@ -590,7 +595,9 @@ class Features:
             if isinstance(value, ast.Subscript):
                 value = value.value
             elif isinstance(value, ast.Name):
-                return not self._all_bindings(value.id, lambda v: not self._may_be_float(v), self._uncalled_parameters(value.id))
+                counters = 0 if {"range", "enumerate"} & set(self._names) else self._counters.get(value.id, 0)  # not redefined
+                dead_ends = self._uncalled_parameters(value.id) + counters
+                return not self._all_bindings(value.id, lambda v: not self._may_be_float(v), dead_ends)
             elif isinstance(value, ast.Call):
                 func = value.func
                 name = self._aliases.get(func.id, func.id) if isinstance(func, ast.Name) else last_name(func)
@@ -598,13 +605,37 @@ class Features:
                     return True  # a function defined here: TL302 follows what it returns
                 if not isinstance(func, ast.Attribute) or name in INTEGER_METHODS:
                     return False
-                if name in _FLOAT_CASTS or name in ("to", "type"):
+                if name in _FLOAT_CASTS:
                     return True
+                if name in ("to", "type"):  # mirror TL302's `_call_source`: a dtype argument decides, else `to` keeps it
+                    dtype = next((k.value for k in value.keywords if k.arg == "dtype"), None) or next(
+                        (a for a in value.args if self._dtype_name(a) in FLOAT_DTYPES | INTEGER_DTYPES), None
+                    )
+                    if dtype is not None:
+                        return self._dtype_name(dtype) in FLOAT_DTYPES
                 if name not in DTYPE_KEEPING:
                     return False
                 value = func.value
             else:
                 return isinstance(value, (ast.Tuple, ast.List, ast.Dict, ast.Starred, *_COMPREHENSIONS))
+
+    def _count_counter(self, target: ast.AST, iterable: ast.AST) -> None:
+        """Mirror TL302's ``_iterated_source``: ``range(...)`` yields no float tensor, nor does ``enumerate``'s count."""
+        if not isinstance(iterable, ast.Call) or not isinstance(iterable.func, ast.Name):
+            return
+        if iterable.func.id == "enumerate" and isinstance(target, ast.Tuple) and target.elts:
+            target = target.elts[0]
+        elif iterable.func.id != "range":
+            return
+        if isinstance(target, ast.Name):
+            self._counters[target.id] = self._counters.get(target.id, 0) + 1
+
+    def _dtype_name(self, node: ast.AST) -> str:
+        """``float16`` for ``torch.float16``, for ``"float16"`` and for a name an import binds to ``float16``."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        name = last_name(node)
+        return self._aliases.get(name, name) if isinstance(node, ast.Name) else name
 
     def _uncalled_parameters(self, name: str) -> int:
         """How many bindings of ``name`` are parameters of functions the module never calls by their name (TL302's

@@ -60,6 +60,11 @@ DTYPE_KEEPING = frozenset(
      "flatten", "permute", "transpose", "t", "expand", "repeat", "requires_grad_", "share_memory_"}
 )
 SEQUENCE_MAKERS = frozenset({"list", "sorted", "split", "readlines", "splitlines", "keys", "values"})
+# The last names of dtypes (`torch.float16`, `np.int64`, "float32"): what a `.to(...)`/`.type(...)` casts to.
+FLOAT_DTYPES = frozenset(
+    {"float", "float16", "float32", "float64", "half", "double", "bfloat16", "single", "float_", "FloatTensor", "DoubleTensor", "HalfTensor"}
+)
+INTEGER_DTYPES = frozenset({"int", "long", "int8", "int16", "int32", "int64", "uint8", "short", "int_", "intp", "LongTensor", "IntTensor", "bool"})
 
 # Where ``trainlint.analysis.graph_values`` finds a graph that no operand brought: a model's output (a callee named
 # like a model, not a factory), a criterion's or a functional loss's result.

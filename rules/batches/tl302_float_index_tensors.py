@@ -12,7 +12,7 @@ from trainlint.analysis.names import PARAMETER, Names, passed_argument
 from trainlint.analysis.values import string_value
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Rule
-from trainlint.step_words import DTYPE_KEEPING, INTEGER_METHODS, SEQUENCE_MAKERS
+from trainlint.step_words import DTYPE_KEEPING, FLOAT_DTYPES, INTEGER_DTYPES, INTEGER_METHODS, SEQUENCE_MAKERS
 
 Path = Tuple[Union[int, str], ...]  # indexes into tuples, keys into dicts: where a value sits in a batch
 
@@ -25,10 +25,6 @@ TENSOR_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor", "torch.asarray"
 # Creators of a tensor of the default (floating-point) dtype from its shape, filled in afterwards: a batch of token
 # ids padded with ``torch.zeros(n, length)`` (fixtures/TL302_float_index_tensors/bad_zero_padded_ids.py).
 SHAPED_FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.empty"})
-FLOAT_DTYPES = frozenset(
-    {"float", "float16", "float32", "float64", "half", "double", "bfloat16", "single", "float_", "FloatTensor", "DoubleTensor", "HalfTensor"}
-)
-INTEGER_DTYPES = frozenset({"int", "long", "int8", "int16", "int32", "int64", "uint8", "short", "int_", "intp", "LongTensor", "IntTensor", "bool"})
 FLOAT_METHODS = frozenset({"float", "double", "half", "bfloat16"})
 # NumPy creators whose default dtype is float64 (token ids read with ``np.loadtxt`` are floats).
 NUMPY_FLOAT_DEFAULTS = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.loadtxt", "numpy.genfromtxt"})
