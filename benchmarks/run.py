@@ -77,7 +77,8 @@ def benchmark(corpus: Path, peers: Path, rounds: int, skip: Sequence[str]) -> Di
     print(f"\n## {corpus} ({files} files, {lines} lines), {rounds} rounds\n", flush=True)
     with tempfile.TemporaryDirectory() as cache_dir:
         commands = {name: command for name, command in tools(peers, corpus, Path(cache_dir)).items() if name not in skip}
-        subprocess.run(commands["trainlint warm"], cwd=corpus, stdout=subprocess.DEVNULL)  # fill the cache
+        if "trainlint warm" in commands:
+            subprocess.run(commands["trainlint warm"], cwd=corpus, stdout=subprocess.DEVNULL)  # fill the cache
         samples: Dict[str, List[Tuple[float, int]]] = {name: [] for name in commands}
         for _ in range(rounds):
             for name, command in commands.items():
