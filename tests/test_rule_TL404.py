@@ -271,3 +271,14 @@ def test_a_scheduler_stepped_with_an_evaluation_loss_is_no_environment() -> None
     )
     assert len(findings(source)) == 1
     assert findings(source.replace("scheduler.step(", "state = env.step(")) == []
+
+
+def test_a_model_put_in_eval_mode_by_every_caller_is_evaluated_in_the_callee() -> None:
+    """ssd.pytorch's `test_net`: the caller runs `net.eval()`, then the function loops over the test set.
+    Every same-module call must pass a model its caller left in eval mode; one that does not, or a
+    caller that puts it back in training mode, leaves the function's loop unknown (silent)."""
+    text = (FIXTURES / "bad_model_put_in_eval_by_caller.py").read_text(encoding="utf-8")
+    assert [row for row, _, _ in findings(text)] == [20]
+    assert findings(text.replace("    model.eval()\n", "    model.train()\n")) == []
+    another_call = "    evaluate_all(model.train(), inputs, targets, loss_fn, device)\n    model.eval()\n"
+    assert findings(text.replace("    model.eval()\n", another_call)) == []

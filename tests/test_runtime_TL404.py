@@ -33,6 +33,7 @@ OUTPUTS: Dict[str, Tuple[str, str, Callable[[Dict[str, Any]], List[Any]]]] = {
     "bad_trainer_evaluate_method": ("text", "_eval_step", lambda scope: [scope["output"].logits, scope["output"].loss]),
     "bad_fit_loop_validation_step": ("lstm", "validation_step", lambda scope: [scope["y_pred"], scope["loss"]]),
     "bad_test_loop_of_module_instance": ("lstm", "main", lambda scope: [scope["logits"], scope["loss"]]),
+    "bad_model_put_in_eval_by_caller": ("lstm", "evaluate_all", lambda scope: [scope["logits"], scope["loss"]]),
 }
 
 

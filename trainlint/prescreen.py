@@ -175,6 +175,7 @@ class Features:
         self._no_grad_blocks: List[Tuple[Tuple[int, ...], Tuple[int, int], Tuple[int, int]]] = []  # functions, start, end
         self._loops_for_eval: List[Tuple[ast.AST, Tuple[int, ...], bool]] = []  # loops for TL404: node, functions, held out
         self._called: Set[str] = set()  # last names of every callee
+        self._module_callees: Set[str] = set()  # ... of those called by module-level code
         self._loop_steps: Dict[ast.AST, Set[_Step]] = {}  # loop -> its `.step(...)` calls
         self._function_steps: Dict[int, Set[_Step]] = {}  # function id -> the same
         self._loop_zero_grads: Set[ast.AST] = set()  # loops with an `x.zero_grad()` in their body (nested code too)
@@ -355,6 +356,8 @@ class Features:
             self._called.add(name)
             for function in here.functions:
                 self._callees[function].add(name)
+            if not here.functions:
+                self._module_callees.add(name)
             for loop in here.loops:
                 self._loop_calls[loop].add(name)
                 if isinstance(call.func, ast.Name):
@@ -795,6 +798,10 @@ class Features:
         hook = function in self._grad_free_hooks and self._names[function] not in self._called
         return function in self._grad_free or hook
 
+    def _calls_in(self, functions: Tuple[int, ...]) -> Set[str]:
+        """The last names called by the innermost of ``functions`` (nested code included), or by module code."""
+        return self._callees[functions[-1]] if functions else self._module_callees
+
     def _may_evaluate(self, loop: ast.AST, functions: Tuple[int, ...], held_out: bool) -> bool:
         """Mirror TL404: a loop outside a ``test_*`` function over held-out data, or after or around a ``.eval()``
         in its own function, or calling a function that makes one (a trainer's ``validation_step``)."""
@@ -810,11 +817,14 @@ class Features:
         reached = _close_over_callees(self._loop_calls.get(loop, set()), self._names, self._callees)
         if any(around and self._names[around[-1]] in reached for _, around, _ in self._mode_calls):
             return True
+        if functions and any(self._names[functions[-1]] in self._calls_in(around) for _, around, _ in self._mode_calls):
+            return True  # code that calls its function puts a model in eval mode (`EvaluationLoops._modes_from_callers`)
         end = (loop.end_lineno, loop.end_col_offset)  # type: ignore[attr-defined]
         return any(
             (position <= start and around[-1:] == functions[-1:]) or start <= position <= end
             for _, around, position in self._mode_calls
         )
+
 
 def _scope(functions: Tuple[int, ...]) -> int:
     """The scope code runs in: its innermost function, else the module."""

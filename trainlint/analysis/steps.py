@@ -413,6 +413,7 @@ class EvaluationLoops:
     def __init__(self, facts: "ModuleFacts") -> None:
         self.facts = facts
         self._loops = facts.fact(Loops)
+        self._caller_modes: Dict[cst.FunctionDef, Dict[str, str]] = {}
         self.loops: List[EvaluationLoop] = []
         for loop in [*self._loops.loops, *facts.nodes(*COMPREHENSIONS)]:
             if _runs_once(loop) or self._loops.trains(loop):
@@ -543,24 +544,51 @@ class EvaluationLoops:
             clause = clause.inner_for_in
         return names
 
-    def _modes_before(self, loop: Union[Loop, Comprehension]) -> Dict[str, str]:
-        """The last mode set on each model before ``loop``, in the function (or module code) around it."""
-        scope = enclosing_function(self.facts, loop)
+    def _modes_before(self, node: cst.CSTNode, callers: bool = True) -> Dict[str, str]:
+        """The last mode set on each model before ``node``, in the function (or module code) around it; for a
+        parameter the function never sets a mode on, the mode every caller here left its argument in
+        (``callers``)."""
+        scope = enclosing_function(self.facts, node)
         modes: Dict[str, str] = {}
+        if callers and scope is not None:
+            modes.update(self._modes_from_callers(scope))
         for call in self.facts.nodes(cst.Call):
-            if self._order[call] >= self._order[loop]:
+            if self._order[call] >= self._order[node]:
                 break
             mode = _mode_set(call)
             if mode is None or enclosing_function(self.facts, call) is not scope:
                 continue
             # `for m in models: m.eval()` sets the mode of each element, not of a later loop's `m`
             if any(
-                isinstance(a, cst.For) and _root(call.func) in _target_names(a.target) and loop not in self._loops_within(a)
+                isinstance(a, cst.For) and _root(call.func) in _target_names(a.target) and node not in self._loops_within(a)
                 for a in self.facts.ancestors(call)
             ):
                 continue
             modes[dotted(call.func.value) or ""] = mode  # type: ignore[attr-defined]
         return modes
+
+    def _modes_from_callers(self, function: cst.FunctionDef) -> Dict[str, str]:
+        """Parameters that every same-module call of ``function`` fills with a model its caller has just put in
+        one mode: ssd.pytorch's module code runs ``net.eval()``, then ``test_net(..., net, ...)``, whose loop
+        runs ``net(x)`` over the whole test set (one level of callers)."""
+        known = self._caller_modes.get(function)
+        if known is None:
+            known = self._caller_modes[function] = self._modes_passed_in(function)
+        return known
+
+    def _modes_passed_in(self, function: cst.FunctionDef) -> Dict[str, str]:
+        names = self.facts.fact(Names)
+        calls = names.calls_of(function)
+        found: Dict[str, str] = {}
+        for parameter in names.parameters(function) if calls else ():
+            arguments = [names.argument_for(call, function, parameter.node) for call in calls]
+            modes = {
+                self._modes_before(call, callers=False).get(dotted(argument) or "") if argument is not None else None
+                for call, argument in zip(calls, arguments)
+            }
+            if len(modes) == 1 and None not in modes:
+                found[parameter.name] = modes.pop()  # type: ignore[assignment]
+        return found
 
     def _loops_within(self, loop: Union[Loop, Comprehension]) -> Set[cst.CSTNode]:
         """The loops nested in ``loop``'s body."""
