@@ -21,7 +21,7 @@ import itertools
 import re
 from typing import Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
 
-from trainlint.prescreen_values import MODULE, ModuleValues, last_name, target_names
+from trainlint.prescreen_values import MODULE, ModuleValues, last_name, root_name, target_names
 from trainlint.registry import ENTRIES_BY_CODE
 from trainlint.step_words import (
     BACKWARD_METHODS,
@@ -175,7 +175,6 @@ class Features:
         self._no_grad_blocks: List[Tuple[Tuple[int, ...], Tuple[int, int], Tuple[int, int]]] = []  # functions, start, end
         self._loops_for_eval: List[Tuple[ast.AST, Tuple[int, ...], bool]] = []  # loops for TL404: node, functions, held out
         self._called: Set[str] = set()  # last names of every callee
-        self._module_callees: Set[str] = set()  # ... of those called by module-level code
         self._loop_steps: Dict[ast.AST, Set[_Step]] = {}  # loop -> its `.step(...)` calls
         self._function_steps: Dict[int, Set[_Step]] = {}  # function id -> the same
         self._loop_zero_grads: Set[ast.AST] = set()  # loops with an `x.zero_grad()` in their body (nested code too)
@@ -356,8 +355,6 @@ class Features:
             self._called.add(name)
             for function in here.functions:
                 self._callees[function].add(name)
-            if not here.functions:
-                self._module_callees.add(name)
             for loop in here.loops:
                 self._loop_calls[loop].add(name)
                 if isinstance(call.func, ast.Name):
@@ -798,9 +795,18 @@ class Features:
         hook = function in self._grad_free_hooks and self._names[function] not in self._called
         return function in self._grad_free or hook
 
-    def _calls_in(self, functions: Tuple[int, ...]) -> Set[str]:
-        """The last names called by the innermost of ``functions`` (nested code included), or by module code."""
-        return self._callees[functions[-1]] if functions else self._module_callees
+    def _called_with_a_model_in_eval_mode(self, function: str) -> bool:
+        """Mirror ``EvaluationLoops._modes_from_callers``: some call of ``function`` (by last name) comes after an
+        ``m.eval()`` in its own scope and hands it ``m`` (as an argument, or as the receiver that fills ``self``)."""
+        for call, scope in self.values.scoped_calls_named(function):
+            handed = {n.id for n in ast.walk(call) if isinstance(n, ast.Name)}
+            position = (call.lineno, call.col_offset)
+            if any(
+                _scope(around) == scope and at < position and root_name(mode.func.value) in handed  # type: ignore[attr-defined]
+                for mode, around, at in self._mode_calls
+            ):
+                return True
+        return False
 
     def _may_evaluate(self, loop: ast.AST, functions: Tuple[int, ...], held_out: bool) -> bool:
         """Mirror TL404: a loop outside a ``test_*`` function over held-out data, or after or around a ``.eval()``
@@ -817,8 +823,8 @@ class Features:
         reached = _close_over_callees(self._loop_calls.get(loop, set()), self._names, self._callees)
         if any(around and self._names[around[-1]] in reached for _, around, _ in self._mode_calls):
             return True
-        if functions and any(self._names[functions[-1]] in self._calls_in(around) for _, around, _ in self._mode_calls):
-            return True  # code that calls its function puts a model in eval mode (`EvaluationLoops._modes_from_callers`)
+        if functions and self._called_with_a_model_in_eval_mode(self._names[functions[-1]]):
+            return True
         end = (loop.end_lineno, loop.end_col_offset)  # type: ignore[attr-defined]
         return any(
             (position <= start and around[-1:] == functions[-1:]) or start <= position <= end

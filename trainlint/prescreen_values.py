@@ -62,7 +62,7 @@ def last_name(node: ast.AST) -> str:
     return ""
 
 
-def _root_name(node: ast.AST) -> str:
+def root_name(node: ast.AST) -> str:
     while isinstance(node, (ast.Attribute, ast.Subscript)):
         node = node.value
     return node.id if isinstance(node, ast.Name) else ""
@@ -144,6 +144,10 @@ class ModuleValues:
         """The calls whose callee's last name is ``name``."""
         return [call for call, _ in self._calls.get(name, ())]
 
+    def scoped_calls_named(self, name: str) -> List[Tuple[ast.Call, int]]:
+        """The same calls, each with the scope it runs in."""
+        return list(self._calls.get(name, ()))
+
     def record_shared(self, names: Iterable[str]) -> None:
         self._shared.update(names)
 
@@ -158,7 +162,7 @@ class ModuleValues:
             if isinstance(target, (ast.Subscript, ast.Attribute)):
                 self._variables.add(last_name(target))
                 if isinstance(target, ast.Subscript):
-                    self._fills.setdefault(_root_name(target), []).append((value, scope))
+                    self._fills.setdefault(root_name(target), []).append((value, scope))
             for name in names if isinstance(target, ast.Name) else [last_name(target)] if isinstance(target, ast.Attribute) else []:
                 self._attribute_values.setdefault(name, []).append(value)
                 if isinstance(value, ast.Call) and last_name(value.func).endswith("Loss"):
