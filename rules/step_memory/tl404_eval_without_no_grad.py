@@ -53,7 +53,14 @@ class EvalWithoutNoGrad(Rule):
     (`[model(x) for x, _ in test_loader]`), and a loop's forward pass can
     sit in a same-module function it calls, after that function's own
     `.eval()` (`validation_step` sets eval mode, then runs the model through
-    a shared `infer` helper). Deliberately silent: a function
+    a shared `infer` helper). The model may also be put in eval mode by the
+    loop function's callers: when every same-module call hands it a model
+    its caller has just put in eval mode (`net.eval()` then
+    `test_net(net, dataset)`). A model is recognised by its binding where one
+    shows it (an instance of a same-module `nn.Module` class, whatever its
+    name), else by its name; a method of it that only compares its attributes
+    or passes them as `device=`/`dtype=` (a mask helper) is no forward pass.
+    Deliberately silent: a function
     decorated with `@torch.no_grad()`/`@torch.inference_mode()`, or called
     only under one of them in this module; loops inside such a context, or
     after `torch.set_grad_enabled(False)`; Lightning's `validation_step`,

@@ -403,9 +403,12 @@ class EvaluationLoops:
     mode for a loop when the last mode call on it before the loop in its
     function is ``.eval()`` (or ``.train(False)``), or when ``.eval()`` runs
     in the loop, or in a function the loop calls before that function runs
-    the model, itself or through its callees; a forward pass is calling it, its ``forward``, or another
+    the model, itself or through its callees, or when every same-module call
+    of the loop's function hands it a model its caller has just put in eval
+    mode; a forward pass is calling it, its ``forward``, or another
     method of it that is not bookkeeping (``model.encoder(src)``,
-    ``self.model.decode(z)``). A loop whose body always ends in ``break``
+    ``self.model.decode(z)``) nor a helper that only compares the module's
+    attributes (``model.make_trg_mask(trg)``). A loop whose body always ends in ``break``
     runs once: one batch taken for a picture or a shape check, not an
     evaluation.
     """
