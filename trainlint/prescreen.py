@@ -17,6 +17,7 @@ A rule without a condition runs whenever its trigger matches.
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 import re
 from typing import Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
@@ -595,7 +596,7 @@ class Features:
             if isinstance(value, ast.Subscript):
                 value = value.value
             elif isinstance(value, ast.Name):
-                counters = 0 if {"range", "enumerate"} & set(self._names) else self._counters.get(value.id, 0)  # not redefined
+                counters = 0 if self._redefines_range_or_enumerate else self._counters.get(value.id, 0)
                 dead_ends = self._uncalled_parameters(value.id) + counters
                 return not self._all_bindings(value.id, lambda v: not self._may_be_float(v), dead_ends)
             elif isinstance(value, ast.Call):
@@ -618,6 +619,11 @@ class Features:
                 value = func.value
             else:
                 return isinstance(value, (ast.Tuple, ast.List, ast.Dict, ast.Starred, *_COMPREHENSIONS))
+
+    @functools.cached_property
+    def _redefines_range_or_enumerate(self) -> bool:
+        """A function of the module named ``range`` or ``enumerate``: its loop targets are not counters."""
+        return not {"range", "enumerate"}.isdisjoint(self._names)
 
     def _count_counter(self, target: ast.AST, iterable: ast.AST) -> None:
         """Mirror TL302's ``_iterated_source``: ``range(...)`` yields no float tensor, nor does ``enumerate``'s count."""

@@ -471,17 +471,9 @@ class EvaluationLoops:
         if classes:
             methods = [names.method(c, name) for c in classes]
         else:
-            methods = [f for f in self._methods_by_name.get(name, ()) if names.method_kind(f) == "instance"]
+            by_name = self.facts.fact(CallGraph).resolve([(name, True)])
+            methods = [f for f in by_name if names.method_kind(f) == "instance"]
         return bool(methods) and all(m is not None and _reads_state_only_to_compare(m) for m in methods)
-
-    @functools.cached_property
-    def _methods_by_name(self) -> Dict[str, List[cst.FunctionDef]]:
-        names = self.facts.fact(Names)
-        found: Dict[str, List[cst.FunctionDef]] = {}
-        for function in self.facts.nodes(cst.FunctionDef):
-            if names.method_class(function) is not None:
-                found.setdefault(function.name.value, []).append(function)  # type: ignore[attr-defined]
-        return found
 
     def _put_in_eval_by_callees(self, loop: Union[Loop, Comprehension], calls: List[cst.Call]) -> Set[cst.Call]:
         """Forward passes of ``calls`` that a function the loop calls runs after its own ``.eval()`` of their model,
@@ -582,12 +574,13 @@ class EvaluationLoops:
     def _modes_passed_in(self, function: cst.FunctionDef) -> Dict[str, str]:
         names = self.facts.fact(Names)
         calls = names.calls_of(function)
+        modes_at = [self._modes_before(call, callers=False) for call in calls]  # once per call, not per parameter
         found: Dict[str, str] = {}
         for parameter in names.parameters(function) if calls else ():
             arguments = [names.argument_for(call, function, parameter.node) for call in calls]
             modes = {
-                self._modes_before(call, callers=False).get(dotted(argument) or "") if argument is not None else None
-                for call, argument in zip(calls, arguments)
+                before.get(dotted(argument) or "") if argument is not None else None
+                for before, argument in zip(modes_at, arguments)
             }
             if len(modes) == 1 and None not in modes:
                 found[parameter.name] = modes.pop()  # type: ignore[assignment]
