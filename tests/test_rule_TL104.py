@@ -66,15 +66,44 @@ def test_a_pin_memory_helper_taking_data_is_not_a_tensor_method() -> None:
 def test_fix_uses_the_module_alias_of_torch_and_the_device_type() -> None:
     function = "def get_batch(x, device: th.device):\n    return x.pin_memory(), th.empty(4, pin_memory=True)\n"
     assert fixed(function, "import torch as th\n") == (
-        'def get_batch(x, device: th.device):\n    return (x.pin_memory() if device.type == "cuda" else x), th.empty(4, pin_memory=device.type == "cuda")\n'
+        "def get_batch(x, device: th.device):\n"
+        '    return (x.pin_memory() if device.type not in ("cpu", "mps") else x), th.empty(4, pin_memory=device.type not in ("cpu", "mps"))\n'
     )
 
 
-def test_fix_falls_back_to_cuda_availability_without_a_device_in_scope() -> None:
-    header = 'import argparse\nimport torch\nparser = argparse.ArgumentParser()\nparser.add_argument("--device", default="cpu")\n'
+@pytest.mark.parametrize(
+    ("choice", "condition"),
+    [
+        ('device = "cuda" if torch.cuda.is_available() else "cpu"', 'device == "cuda"'),
+        ('device = "mps" if torch.backends.mps.is_available() else "cpu"', 'device == "cuda"'),
+        ('device = "xpu" if torch.xpu.is_available() else "cpu"', 'device not in ("cpu", "mps")'),
+        ('device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")', 'device.type not in ("cpu", "mps")'),
+    ],
+)
+def test_fix_keeps_pinning_on_every_device_that_pinned_before(choice: str, condition: str) -> None:
+    """``== "cuda"`` only where the module runs on CUDA, the CPU or MPS; where it may run on another accelerator
+    (which the DataLoader pins for since torch 2.6), the condition keeps pinning there too."""
+    header = f"import torch\nfrom torch.utils.data import DataLoader\n{choice}\n"
+    assert fixed("loader = DataLoader(range(8), pin_memory=True)\n", header) == f"loader = DataLoader(range(8), pin_memory={condition})\n"
+    pins = {kind: eval(condition, {"device": torch_device(kind) if ".type" in condition else kind}) for kind in ("cuda", "xpu", "cpu", "mps")}
+    assert pins == {"cuda": True, "xpu": "xpu" in choice or "accelerator" in choice, "cpu": False, "mps": False}
+
+
+def torch_device(kind: str):
+    torch = pytest.importorskip("torch")
+    return torch.device(kind)
+
+
+@pytest.mark.parametrize(("option", "applicability"), [('choices=["cpu", "cuda"], default="cpu"', "safe"), ('default="cpu"', "unsafe")])
+def test_fix_falls_back_to_cuda_availability_without_a_device_in_scope(option: str, applicability: str) -> None:
+    """With no device in scope the fix asks for CUDA: unsafe where a free-form option may name another accelerator."""
+    header = f'import argparse\nimport torch\nparser = argparse.ArgumentParser()\nparser.add_argument("--device", {option})\n'
     assert fixed("def pinned(x):\n    return x.pin_memory()\n", header) == (
         "def pinned(x):\n    return x.pin_memory() if torch.cuda.is_available() else x\n"
     )
+    (diagnostic,) = lint_source(_source("def pinned(x):\n    return x.pin_memory()\n", header), "example.py", SETTINGS).diagnostics
+    assert diagnostic.fix is not None and diagnostic.fix.applicability.value == applicability
+    assert ("stops pinning on accelerators other than CUDA" in diagnostic.fix.message) is (applicability == "unsafe")
 
 
 def test_pinning_a_computed_tensor_is_reported_without_a_fix() -> None:

@@ -181,3 +181,29 @@ def test_a_statement_sniff_is_silent_where_the_choices_are_cuda_or_cpu() -> None
     """
     assert findings(source) == []
     assert findings(source.replace('["cuda", "cpu"]', '["cuda", "mps", "cpu"]')) == [6]
+
+
+@pytest.mark.parametrize(
+    "function, note",
+    [
+        ("def train(device):\n    device_type = 'cuda' if device == 'cuda' else 'cpu'", "as a caller may pass"),
+        ("def train(device):\n    device_type = 'cpu' if device != 'cuda' else 'cuda'", "as a caller may pass"),
+        ("def train(name):\n    device = torch.device(name)\n    device_type = 'cuda' if device == 'cuda' else 'cpu'", "as it is bound here"),
+        ("def train(device: str):\n    device_type = 'cuda' if device == 'cuda' else 'cpu'", None),  # a string: == works on CUDA
+        ("def train(device):\n    device_type = 'cuda' if 'cuda' in str(device) else 'cpu'", None),  # not an equality
+    ],
+)
+def test_an_equality_with_a_torch_device_is_said_to_send_cuda_down_the_cpu_path_too(function: str, note: Optional[str]) -> None:
+    """``torch.device("cuda") == "cuda"`` is False: where the tested value may be a torch.device, the message says
+    that CUDA takes the CPU path too (fasterrcnn-pytorch-training-pipeline's engine.py, precision round 5)."""
+    source = f"import torch\n{function}\n    return torch.autocast(device_type=device_type)\n"
+    (diagnostic,) = lint_source(source, "example.py", _settings(None)).diagnostics
+    assert ("so CUDA takes that path too" in diagnostic.message) is (note is not None)
+    if note is not None:
+        assert note in diagnostic.message
+
+
+def test_a_torch_device_never_equals_its_type_string() -> None:
+    """The premise of the note above, on the installed torch."""
+    torch = pytest.importorskip("torch")
+    assert (torch.device("cuda") == "cuda") is False and (torch.device("cpu") != "cpu") is True

@@ -9,6 +9,7 @@ import libcst as cst
 from trainlint.analysis import dotted, walk
 from trainlint.analysis.devices import (
     NAMED_OTHER_ACCELERATORS,
+    TORCH_DEVICE_MAKERS,
     CudaOnlyRegions,
     Device,
     DeviceInScope,
@@ -17,6 +18,7 @@ from trainlint.analysis.devices import (
     DeviceScopes,
     DevicesInUse,
 )
+from trainlint.analysis.names import PARAMETER, Names
 from trainlint.analysis.values import string_value
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Import, Rule
@@ -25,6 +27,13 @@ from trainlint.rules.amp.amp_apis import AMP_APIS, bind_arguments
 from trainlint.target_torch import ASSUMED_TORCH, TARGET_TORCH_OPTION, parse_torch_version
 
 MESSAGE = 'This device-type test maps MPS (and every other non-CUDA device) to "cpu", so autocast never runs on MPS'
+# Where the tested value may be a torch.device (a parameter a caller fills, or `torch.device(...)`), `==` with a string
+# is False even on CUDA: `torch.device("cuda") == "cuda"` (fasterrcnn-pytorch-training-pipeline's engine.py, round 5
+# of docs/precision-audit.md; tests/test_rule_TL202.py).
+TORCH_DEVICE_EQUALITY = (
+    "; and if `{name}` is a `torch.device` ({why}), `{name} {operator} \"{literal}\"` compares it with a string, which is never "
+    "equal, so CUDA takes that path too"
+)
 CPU_AUTOCAST_MESSAGE = (
     "This device test sends MPS (and every other non-CUDA device) to CPU autocast, which leaves their tensors in float32"
 )
@@ -164,7 +173,32 @@ class DeviceTypeSniffing(Rule):
         for sniff in self._sniffs:
             if self._feeds_autocast(sniff) and self._maps_other_devices_to_cpu(sniff):
                 message = CPU_AUTOCAST_MESSAGE if sniff.cpu_argument is not None else MESSAGE
+                message += self._torch_device_equality(sniff.test)
                 self.report(sniff.test if isinstance(sniff.node, cst.If) else sniff.node, message, fix=self._fix(sniff))
+
+    def _torch_device_equality(self, test: cst.BaseExpression) -> str:
+        """What :data:`TORCH_DEVICE_EQUALITY` adds where ``test`` is ``device == "cuda"`` (or ``!=``) and ``device``
+        is a parameter not annotated as a string, or is bound to ``torch.device(...)``; else nothing."""
+        if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+            return ""
+        operator = test.comparisons[0].operator
+        inspected, literal = test.left, string_value(test.comparisons[0].comparator)
+        if not isinstance(operator, (cst.Equal, cst.NotEqual)) or not isinstance(inspected, cst.Name) or literal is None:
+            return ""
+        why = None
+        for binding in self.facts.fact(Names).reaching(inspected):
+            if binding.kind == PARAMETER and not _annotated_as_str(binding.node):
+                why = "as a caller may pass"
+            elif binding.kind != PARAMETER and self._makes_torch_device(self.facts.fact(Names).bound_value(binding)):
+                why = "as it is bound here"
+                break
+        if why is None:
+            return ""
+        symbol = "==" if isinstance(operator, cst.Equal) else "!="
+        return TORCH_DEVICE_EQUALITY.format(name=inspected.value, why=why, operator=symbol, literal=literal)
+
+    def _makes_torch_device(self, value: Optional[cst.BaseExpression]) -> bool:
+        return isinstance(value, cst.Call) and self.facts.qualified_name(value.func) in TORCH_DEVICE_MAKERS
 
     def _cuda_condition(self, test: cst.BaseExpression) -> Optional[bool]:
         return self.facts.fact(CudaOnlyRegions).cuda_condition(test)
@@ -306,6 +340,11 @@ def _sniff_branches(node: cst.IfExp) -> Optional[bool]:
     if branches == ("cuda", "cpu"):
         return True
     return False if branches == ("cpu", "cuda") else None
+
+
+def _annotated_as_str(parameter: cst.CSTNode) -> bool:
+    annotation = getattr(parameter, "annotation", None)
+    return annotation is not None and isinstance(annotation.annotation, cst.Name) and annotation.annotation.value == "str"
 
 
 def _inspected_device(test: cst.BaseExpression) -> Optional[cst.BaseExpression]:

@@ -8,7 +8,7 @@ from typing import Optional, Tuple
 import libcst as cst
 
 from trainlint.analysis import dotted
-from trainlint.analysis.devices import CudaOnlyRegions, DeviceKind, DeviceScopes, DevicesInUse
+from trainlint.analysis.devices import CudaOnlyRegions, Device, DeviceKind, DeviceScopes, DevicesInUse
 from trainlint.analysis.names import PARAMETER, Names
 from trainlint.analysis.values import Values
 from trainlint.analysis.walk import walk
@@ -46,6 +46,11 @@ METHOD_MESSAGE = (
     "`{code}` raises where there is no CUDA (\"Cannot access accelerator device when none is available\" on a "
     "CPU-only machine; MPS cannot pin either), and this code can run on the CPU or MPS"
 )
+# What a fix with no device in scope changes where the module may also run on an accelerator other than CUDA.
+STOPS_PINNING_ELSEWHERE = "; this also stops pinning on accelerators other than CUDA (XPU, HPU), which copy more slowly there"
+# Devices where `<device type> == "cuda"` pins wherever pinning worked before.
+CUDA_CPU_OR_MPS = frozenset({Device.CUDA, Device.CPU, Device.MPS})
+
 LOADER_MESSAGE = (
     "`pin_memory=True` in code that selects the CPU or MPS: there the DataLoader warns "
     "(\"no accelerator is found\" / \"not supported on MPS\") and pins nothing"
@@ -125,17 +130,22 @@ class PinMemoryWithoutCuda(Rule):
     ```
 
     ## Fix safety
-    The fix makes the pinning conditional on the device in scope being CUDA:
-    `pin_memory=<device type> == "cuda"` (in the call or in the `**kwargs`
-    dict that sets it), and `x.pin_memory()` becomes
-    `(x.pin_memory() if <device type> == "cuda" else x)`. The device type is
+    The fix makes the pinning conditional on the device in scope being one
+    that can pin. Where the module runs only on CUDA, the CPU or MPS, that is
+    `pin_memory=<device type> == "cuda"`; where the device can also be another
+    accelerator (a caller's device, `torch.accelerator.current_accelerator()`,
+    `"xpu"`), for which the DataLoader pins since torch 2.6, it is
+    `<device type> not in ("cpu", "mps")`. The condition goes in the call or in
+    the `**kwargs` dict that sets it, and `x.pin_memory()` becomes
+    `(x.pin_memory() if <condition> else x)`. The device type is
     `device.type` for a `torch.device`, the string itself for `"cuda"`/`"cpu"`,
     and `torch.device(device).type` when it may be either
-    (`trainlint.analysis.devices.DeviceScopes`); with no device in scope the
-    condition is `torch.cuda.is_available()`. It is safe: on CUDA the code
-    pins as before; on the CPU and MPS it now runs (or stops warning); on
-    another accelerator that can pin (XPU) it no longer pins, which costs
-    copy speed only: pinning never changes a tensor's values. No fix is offered for `.pin_memory()`
+    (`trainlint.analysis.devices.DeviceScopes`). It is safe: the code pins
+    wherever it pinned before and stops raising or warning on the CPU and MPS;
+    pinning never changes a tensor's values. With no device in scope the
+    condition is `torch.cuda.is_available()`, which is unsafe where the module
+    may also run on another accelerator: it stops pinning there, and copies
+    run slower (the fix's message says so). No fix is offered for `.pin_memory()`
     on an expression other than a name or attribute, which the conditional
     would evaluate twice.
 
@@ -323,22 +333,31 @@ class PinMemoryWithoutCuda(Rule):
 
     # -- the fix -------------------------------------------------------------------------
 
-    def _on_cuda(self, anchor: cst.CSTNode) -> Tuple[cst.BaseExpression, bool]:
-        """``<device type> == "cuda"`` for the device in scope at ``anchor``, else ``torch.cuda.is_available()``;
-        and whether the expression names ``torch``."""
+    def _pinning_condition(self, anchor: cst.CSTNode) -> Tuple[cst.BaseExpression, bool, bool]:
+        """Where the device in scope at ``anchor`` can pin; whether the expression names ``torch``; and whether it
+        keeps pinning on every device that pinned before (a safe fix).
+
+        In a module that runs only on CUDA, the CPU or MPS that is ``<device type> == "cuda"``. Where the device can
+        also be another accelerator (a caller's device, ``torch.accelerator.current_accelerator()``, ``"xpu"``),
+        which the DataLoader pins for since torch 2.6, it is ``<device type> not in ("cpu", "mps")``
+        (fixtures/TL104_pin_memory_without_cuda/bad_loader_on_accelerator_or_cpu.py). With no device in scope it is
+        ``torch.cuda.is_available()``, which stops pinning on such an accelerator: then the fix is unsafe.
+        """
         torch = self.facts.torch_name()
         device = self.facts.fact(DeviceScopes).device_in_scope(anchor)
+        other_accelerator = bool(self.facts.fact(DevicesInUse).devices - CUDA_CPU_OR_MPS)
         if device is None:
-            return cst.parse_expression(f"{torch}.cuda.is_available()"), True
-        comparison = cst.ComparisonTarget(operator=cst.Equal(), comparator=cst.SimpleString('"cuda"'))
-        condition = cst.Comparison(left=device.type_expression(torch), comparisons=[comparison])
-        return condition, device.kind is DeviceKind.UNKNOWN  # torch.device(device).type
+            return cst.parse_expression(f"{torch}.cuda.is_available()"), True, not other_accelerator
+        device_type = self.facts.module.code_for_node(device.type_expression(torch))
+        condition = f'{device_type} not in ("cpu", "mps")' if other_accelerator else f'{device_type} == "cuda"'
+        return cst.parse_expression(condition), device.kind is DeviceKind.UNKNOWN, True  # torch.device(device).type
 
     def _switch_fix(self, pin: cst.BaseExpression) -> CstFix:
-        condition, uses_torch = self._on_cuda(pin)
+        condition, uses_torch, safe = self._pinning_condition(pin)
         return CstFix(
-            message=f"Pin only on CUDA: `pin_memory={self.facts.module.code_for_node(condition)}`",
-            applicability=Applicability.SAFE,
+            message=f"Pin only where the device can pin: `pin_memory={self.facts.module.code_for_node(condition)}`"
+            + ("" if safe else STOPS_PINNING_ELSEWHERE),
+            applicability=Applicability.SAFE if safe else Applicability.UNSAFE,
             replacements={pin: condition},
             imports=self._torch_import(uses_torch),
         )
@@ -347,14 +366,15 @@ class PinMemoryWithoutCuda(Rule):
         receiver = node.func.value if isinstance(node.func, cst.Attribute) else None
         if not isinstance(receiver, _PLAIN_REFERENCE) or dotted(receiver) is None:
             return None
-        condition, uses_torch = self._on_cuda(node)
+        condition, uses_torch, safe = self._pinning_condition(node)
         guarded: cst.BaseExpression = cst.IfExp(test=condition, body=node, orelse=receiver.deep_clone())
         if not isinstance(self.facts.parent(node), _LOOSE_PARENTS):
             guarded = guarded.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         code = self.facts.module.code_for_node(condition)
         return CstFix(
-            message=f"Pin only on CUDA: `... if {code} else {dotted(receiver)}`",
-            applicability=Applicability.SAFE,
+            message=f"Pin only where the device can pin: `... if {code} else {dotted(receiver)}`"
+            + ("" if safe else STOPS_PINNING_ELSEWHERE),
+            applicability=Applicability.SAFE if safe else Applicability.UNSAFE,
             replacements={node: guarded},
             imports=self._torch_import(uses_torch),
         )
