@@ -260,6 +260,17 @@ def test_a_name_rebound_by_two_tuple_targets_is_written_not_read(after_loop: str
     assert [fix for _, _, fix in findings(source)] == [applicability]
 
 
+def test_a_loop_that_drops_every_output_times_the_model() -> None:
+    """A warm-up or timing loop (`model(x)` as a statement) evaluates nothing; keeping the output for a metric, or a
+    forward hook registered in the module (which may keep what each forward computes), makes it an evaluation."""
+    text = (FIXTURES / "ok_timing_loop_drops_outputs.py").read_text(encoding="utf-8")
+    assert findings(text) == []
+    kept = text.replace("            model(x)\n", "            logits = model(x)\n            timings.append(logits.argmax(-1))\n")
+    assert [row for row, _, _ in findings(kept)] == [22]
+    hooked = text.replace("    model.eval()\n", "    model.eval()\n    model.register_forward_hook(keep)\n")
+    assert [row for row, _, _ in findings(hooked)] == [23]
+
+
 def test_a_scheduler_stepped_with_an_evaluation_loss_is_no_environment() -> None:
     source = _source(
         """

@@ -37,6 +37,9 @@ STORING_METHODS = frozenset({"append", "extend", "insert", "add", "put"})
 # A loop bounded by a literal this small makes a handful of forward passes (a retry, a few predictions shown in
 # a plot): not an evaluation over a data set (fixtures/TL404_eval_without_no_grad/ok_handful_of_passes.py).
 HANDFUL = 8
+# A forward hook registered on a module or globally (`m.register_forward_hook(f)`, `register_module_forward_hook`):
+# it may keep what a forward computes even where the loop drops the output.
+FORWARD_HOOK = re.compile(r"(^|.*\.)register_(module_)?forward_(pre_)?hook$")
 # How many assignments an action is followed back through to the forward pass that chose it.
 MAX_ACTION_DEPTH = 4
 
@@ -74,7 +77,9 @@ class EvalWithoutNoGrad(Rule):
     counting 2 down), which is no evaluation over a data set; an agent
     acting in an environment (what the forward pass chooses is handed to
     `env.step(...)`: one observation per environment at a time, its graph
-    freed at the next step); pytest tests (`def test_*`), whose
+    freed at the next step); a loop that drops every output (`model(x)` as a
+    statement, to warm up or time the model), unless the module registers a
+    forward hook that may keep what the forward computes; pytest tests (`def test_*`), whose
     test-sized inputs make the graphs' memory no concern.
 
     ## Why is this bad
@@ -132,7 +137,7 @@ class EvalWithoutNoGrad(Rule):
             if self._runs_a_handful_of_times(found.loop):
                 continue
             recording = self._recording(grad, found)
-            if recording and self._acts_in_an_environment(found.loop, recording):
+            if recording and (self._acts_in_an_environment(found.loop, recording) or self._drops_every_output(recording)):
                 continue
             if recording:
                 reported.append(found.loop)
@@ -199,6 +204,15 @@ class EvalWithoutNoGrad(Rule):
                 if any(self._chosen_by(a.value, chosen, 0) for a in call.args):  # type: ignore[attr-defined]
                     return True
         return False
+
+    def _drops_every_output(self, forwards: List[cst.Call]) -> bool:
+        """Every forward pass that records a graph is a statement of its own, its output dropped (``model(x)`` to
+        warm up or time the model): nothing is evaluated and each graph is freed as soon as the call returns. Not in
+        a module that registers a forward hook, which may keep what each forward computes
+        (fixtures/TL404_eval_without_no_grad/ok_timing_loop_drops_outputs.py)."""
+        if any(FORWARD_HOOK.match(dotted(c.func) or "") for c in self.facts.nodes(cst.Call)):  # type: ignore[attr-defined]
+            return False
+        return all(isinstance(self.facts.parent(call), cst.Expr) for call in forwards)
 
     def _chosen_by(self, expression: cst.BaseExpression, forwards: Set[cst.Call], depth: int) -> bool:
         """``expression`` is computed from one of ``forwards`` (``actions = q_values.argmax(1).cpu().numpy()``)."""
