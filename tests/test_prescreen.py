@@ -100,6 +100,11 @@ def test_plan_parse_says_which_texts_libcst_parses(text: str, parsed: bool) -> N
         ("total += loss", False, True),
         ("count += 1", False, False),
         ("total = total + loss", False, True),
+        ("total = loss + total", False, True),
+        ("self.ema = 0.9 * self.ema + 0.1 * loss", False, True),  # a moving average of the loss
+        ("target = noise - latents", False, False),  # a new value, no running sum
+        ("noisy = latents + sigma * noise", False, False),
+        ("d[k] = d[k] + loss", False, True),  # a target that is no dotted name: always may
         ("log[step] = loss", False, True),
         ("losses.append(loss)", False, True),
     ],
@@ -208,9 +213,14 @@ def test_batch_kwargs_calls(code: str, model_kwargs: bool, kwargs: bool) -> None
         ("loader = make_loader(ds)", "calls_dataloader", False),
         ("from torch.cuda.amp import autocast as ac\nwith ac():\n    pass", "calls_amp", True),
         ("amp = torch.autocast", "calls_amp", False),  # named, never called
-        ("x = x.to(device)", "moves_whole_value", True),
-        ("for b in loader:\n    b = b.to(device)", "moves_whole_value", False),  # per batch
-        ("class D:\n    def __getitem__(self, i):\n        return self.x[i].cuda()", "moves_whole_value", False),
+        ("X = np.load(p)\nx = torch.tensor(X).to(device)", "moves_a_read_value", True),
+        ("X = np.load(p)\nfor b in loader:\n    b = b.to(device)", "moves_a_read_value", False),  # per batch
+        ("X = np.load(p)\nclass D:\n    def __getitem__(self, i):\n        return X[i].cuda()", "moves_a_read_value", False),
+        ("weights = torch.load(p)\nmodel.load_state_dict(weights)\nmodel.to(device)", "moves_a_read_value", False),
+        ("def read():\n    return np.load(p)\nX = read()\nX = torch.from_numpy(X).cuda()", "moves_a_read_value", True),
+        ("with h5py.File(p) as f:\n    X = torch.tensor(f['x'][:]).cuda()", "moves_a_read_value", True),
+        ("def f(x=np.load(p)):\n    return x.cuda()", "moves_a_read_value", True),  # a parameter's default
+        ("from numpy import load as L\nX = L(p)\nX = X.cuda()", "moves_a_read_value", True),
         ("for i in range(n):\n    xb = X[i:i + bs]", "cuts_batches", True),
         ("xb = X[:bs]", "cuts_batches", False),
         ("parts = torch.chunk(X, 4)", "cuts_batches", True),
@@ -249,7 +259,8 @@ def test_what_the_loader_and_amp_rules_start_from(code: str, attribute: str, hol
 def test_a_cuda_tensor_type_under_another_name_is_a_move() -> None:
     """tl15-yoshall+UrbanFM: `Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor`, then `Tensor(np.load(...))`."""
     code = "Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor\nT = Tensor\nX = T(np.load(p))"
-    assert _holds(code, "moves_whole_value")
+    assert _holds(code, "moves_a_read_value")
+    assert not _holds(code.replace("torch.cuda.FloatTensor", "torch.FloatTensor"), "moves_a_read_value")
 
 
 TRAIN_ONE_EPOCH = """
@@ -391,6 +402,32 @@ def test_casts_and_counters_end_the_chain_to_a_float_tensor(use: str, screened: 
     assert screened_codes(ast.parse(code), ["TL302"]) == (["TL302"] if screened else [])
     if not screened:
         assert lint_source(code, "t.py", RuleSettings(frozenset({"TL302"})), screen=False).diagnostics == []
+
+
+@pytest.mark.parametrize(
+    "code, screened",
+    [
+        ("ids = np.loadtxt(p)\nids = torch.tensor(ids)\nmodel(input_ids=ids)", True),  # float64 NumPy data
+        ("ids = torch.tensor(np.zeros(3))\nmodel(input_ids=ids)", True),
+        ("ids = torch.from_numpy(rows.astype(np.float32))\nmodel(input_ids=ids)", True),
+        ("ids = torch.tensor(rows, dtype=torch.float32)\nmodel(input_ids=ids)", True),
+        ("ids = torch.zeros(2, 3)\nmodel(input_ids=ids)", True),  # float32 by default
+        ("ids = torch.tensor([1, 2])\nmodel(input_ids=ids)", False),  # a list of ints: int64
+        ("ids = torch.tensor(rows, dtype=torch.long)\nmodel(input_ids=ids)", False),
+        ("ids = torch.zeros(2, 3, dtype=torch.long)\nmodel(input_ids=ids)", False),
+        ("ids = torch.from_numpy(np.array(rows))\nmodel(input_ids=ids)", False),  # no float dtype said
+        ("ids = tokenizer(x).input_ids\nids = ids.to(device)\nmodel(input_ids=ids)", False),  # a cycle adds nothing
+        ("n = torch.zeros(1)\nemb = torch.nn.Embedding(n, 8)", False),  # a module's size, not its input
+    ],
+)
+def test_tensor_factories_make_float_as_tl302_reads_them(code: str, screened: bool) -> None:
+    """TL302's `_call_source`: a `dtype=` decides; without one a shaped factory makes float32 and a conversion is
+    float where its data is a float NumPy array; a module class's arguments are no index use. Where the screen keeps
+    the rule out, the rule itself finds nothing."""
+    code = f"import numpy as np\nimport torch\nx = torch.ones(1).float()\n{code}\n"
+    assert screened_codes(ast.parse(code), ["TL302"]) == (["TL302"] if screened else [])
+    found = lint_source(code, "t.py", RuleSettings(frozenset({"TL302"})), screen=False).diagnostics
+    assert bool(found) is screened
 
 
 def test_an_embedding_called_in_forward_keeps_tl302() -> None:

@@ -131,3 +131,44 @@ def test_per_step_code_alternatives(text: str, found: bool) -> None:
     from rules import _PER_STEP_CODE
 
     assert occurs((_PER_STEP_CODE,), text) is found
+
+
+_FLOAT_TEXTS = [
+    "x = torch.FloatTensor(3)", "t = Tensor(rows)", "t = LongTensor(rows)", "t = torch.Tensor (rows)", "a = np.zeros(3)",
+    "a = new_zeros(3)", "a = x.float()", "a = x.float", "a = torch.from_numpy(a)", "dtype = torch.float16", "dtype=dt",
+    "x.to(torch.half)", "x.to(device)", "x.type(torch.DoubleTensor)", "x.type('torch.LongTensor')", "ones(2)", "t_ones(2)",
+    "torch.empty(2)", "is_empty(x)", "x.bfloat16()", "BFloat16Tensor", "y = x.to(dtype=torch.float32)",
+]
+
+
+@pytest.mark.parametrize("text", _FLOAT_TEXTS)
+def test_the_float_tensor_trigger_matches_what_its_one_pattern_matched(text: str) -> None:
+    """TL302's float-tensor alternatives lead each pattern with a literal for the engine's fast scan; together they
+    must match exactly what the single pattern they replace matches."""
+    from rules import _FLOAT_TENSOR
+
+    one_pattern = re.compile(
+        r"(?:Float|Double|Half|BFloat16)Tensor|\bTensor\(|from_numpy|\.(?:float|double|half|bfloat16)\(\)|\b(?:zeros|ones|empty)\("
+        r"|dtype\s*=\s*[\w.]*(?:float|double|half)|\.(?:to|type)\([^)]*(?:float|double|half)"
+    )
+    assert occurs((_FLOAT_TENSOR,), text) is bool(one_pattern.search(text))
+
+
+class _CountingPattern:
+    """A trigger part that counts how often it is searched."""
+
+    def __init__(self) -> None:
+        self.searches = 0
+
+    def search(self, text: str) -> None:
+        self.searches += 1
+
+
+def test_a_part_shared_by_triggers_is_searched_once_per_text() -> None:
+    """TL402, TL403 and TL405 share the per-step pattern: the prefilter asks it once per text, not once per rule."""
+    part = _CountingPattern()
+    seen: dict = {}
+    assert not occurs(("a", part), "a b", seen) and not occurs((("x", part),), "a b", seen)
+    assert part.searches == 1
+    occurs((part,), "a b")
+    assert part.searches == 2  # no answers kept between texts

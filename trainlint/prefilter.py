@@ -22,8 +22,7 @@ and findings never depend on it beyond that.
 from __future__ import annotations
 
 import re
-from itertools import repeat
-from typing import FrozenSet, List
+from typing import Dict, FrozenSet, List, Optional
 
 from trainlint.registry import ENTRIES_BY_CODE
 
@@ -53,20 +52,28 @@ def triggered_codes(text: str, codes: FrozenSet[str]) -> List[str]:
 
 
 def _triggered(text: str, codes: FrozenSet[str]) -> List[str]:
-    return sorted(code for code in codes if any(occurs(trigger, text) for trigger in ENTRIES_BY_CODE[code].triggers))
+    seen: Dict[int, bool] = {}  # rules share parts (TL402, TL403 and TL405 the per-step code): each is searched once
+    return sorted(code for code in codes if any(occurs(trigger, text, seen) for trigger in ENTRIES_BY_CODE[code].triggers))
 
 
-def occurs(trigger, text: str) -> bool:
+def occurs(trigger, text: str, seen: Optional[Dict[int, bool]] = None) -> bool:
     """A trigger is a substring, or a tuple of parts that must all occur; a part may be a compiled regular
-    expression, or a tuple of alternatives (substrings or regular expressions)."""
+    expression, or a tuple of alternatives (substrings or regular expressions). ``seen`` keeps the answer for each
+    part already searched in ``text``, by identity."""
     if isinstance(trigger, str):
         return trigger in text
-    return all(_part_occurs(part, text) for part in trigger)
+    seen = {} if seen is None else seen
+    return all(_part_occurs(part, text, seen) for part in trigger)
 
 
-def _part_occurs(part, text: str) -> bool:
-    if isinstance(part, tuple):
-        return any(map(_part_occurs, part, repeat(text)))
+def _part_occurs(part, text: str, seen: Dict[int, bool]) -> bool:
     if isinstance(part, str):
         return part in text
-    return part.search(text) is not None
+    found = seen.get(id(part))
+    if found is None:
+        if isinstance(part, tuple):
+            found = any(_part_occurs(alternative, text, seen) for alternative in part)
+        else:
+            found = part.search(text) is not None
+        seen[id(part)] = found
+    return found

@@ -49,13 +49,16 @@ _FLOAT_MAKERS = frozenset(
 _SHAPED_MAKERS = frozenset({"zeros", "ones", "empty"})  # mirror TL302's SHAPED_FACTORIES
 _FLOAT_WORD = re.compile(r"float|double|half|single")
 _INDEX_SINKS = frozenset({"Embedding", "EmbeddingBag", "embedding", "embedding_bag", "cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss"})
+_INDEX_FUNCTIONS = frozenset({"embedding", "embedding_bag", "cross_entropy", "nll_loss"})  # functional: given the indices
 _INDEX_KEYS = frozenset({"input_ids", "labels"})
 # Modules that take indices when called (`self.emb(x)`, `criterion(out, y)`): which positional argument.
 _INDEX_MODULES = {"Embedding": 0, "EmbeddingBag": 0, "CrossEntropyLoss": 1, "NLLLoss": 1}
 # Where TL302's `_float_source` follows a value: what makes a float tensor (a tensor type, a factory, `from_numpy`:
 # by last name, wider than the rule's qualified names); the casts that end the chain, the calls that keep a dtype and
 # what makes a Python list are the rule's own tables, shared through step_words.
-_FLOAT_SOURCES = frozenset({"tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty"})
+_DATA_FACTORIES = frozenset({"tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty"})
+_NUMPY_FLOAT_DEFAULTS = frozenset({"zeros", "ones", "empty", "loadtxt", "genfromtxt"})  # mirror NUMPY_FLOAT_DEFAULTS
+_MAX_NUMPY_DEPTH = 12  # mirror TL302's MAX_DEPTH
 # Mirror rules/batches/batch_keys.py's MODEL_NAME: what TL301 takes for a model when no class of the module says so.
 _MODEL_LIKE = re.compile(r"model|net", re.IGNORECASE)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -135,7 +138,8 @@ class Features:
         self._pin_values: List[ast.AST] = []  # `pin_memory=v`, `{"pin_memory": v}`, `d["pin_memory"] = v`, a DataLoader's 8th argument
         self._pin_keys: Set[int] = set()  # ids of the "pin_memory" strings read as keys there
         self.moves = False  # `.to(...)`, `.cuda()`, `device=`, `torch.cuda.FloatTensor(...)`: what may put a value on an accelerator
-        self.moves_whole_value = False  # one of them, `.cuda()`, `device=`, `torch.cuda.FloatTensor(...)` outside a loop and per-item code
+        self._whole_calls: List[ast.Call] = []  # calls outside loops and per-item code: where TL103 looks for moves
+        self._names_cuda_tensor_type = False  # `torch.cuda.FloatTensor` named: any call may be one, through an alias
         self._walk(tree)
         self._derive()
 
@@ -146,7 +150,7 @@ class Features:
             self._bindings[name] = self._bindings.get(name, 0) + 1
 
     def _walk(self, tree: ast.AST) -> None:
-        self._following: Set[str] = set()  # names `_all_bindings` is following (a cycle holds nothing)
+        self._following: Set[Tuple[str, str]] = set()  # (question, name) pairs `_all_bindings` is following
         self.values = ModuleValues()  # every binding by scope: what TL401's and TL104's values may be
         self._method_ids: Set[int] = set()  # ids of the defs directly in a class body
         self._class_names: Set[str] = set()  # classes defined anywhere in the module
@@ -333,7 +337,7 @@ class Features:
             elif kind is ast.Attribute:
                 # `torch.cuda.FloatTensor` named anywhere: a call through any alias of it moves data
                 if node.attr.endswith("Tensor") and last_name(node.value) == "cuda":  # type: ignore[attr-defined]
-                    self.moves = self.moves_whole_value = True
+                    self.moves = self._names_cuda_tensor_type = True
                 if node.attr in _AMP_APIS and id(node) not in self._called_funcs:  # type: ignore[attr-defined]
                     self._amp_references.append(node)
             elif kind is ast.IfExp or kind is ast.If:
@@ -341,7 +345,7 @@ class Features:
             elif kind is ast.With or kind is ast.AsyncWith:
                 for item in node.items:  # type: ignore[attr-defined]
                     for bound_name in target_names(item.optional_vars) if item.optional_vars else ():
-                        self.values.record_inert(bound_name, _scope(functions))
+                        self.values.record_context(bound_name, item.context_expr, _scope(functions))
                 if any(_names_no_grad(i.context_expr) for i in node.items):  # type: ignore[attr-defined]
                     start = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
                     self._no_grad_blocks.append((functions, start, (node.end_lineno, node.end_col_offset)))  # type: ignore[attr-defined]
@@ -368,9 +372,10 @@ class Features:
             self.values.record_option(call)
         if name in _SPLITTERS and _splits_a_name(call):
             self.cuts_batches = True
+        if not per_batch:
+            self._whole_calls.append(call)
         if _may_move(call, name):
             self.moves = True
-            self.moves_whole_value = self.moves_whole_value or not per_batch
         func = call.func
         if not isinstance(func, ast.Attribute):
             return
@@ -459,6 +464,7 @@ class Features:
             self._calls.append((_dotted(call.func), call, here.functions))
         if name in _INDEX_SINKS:
             self.takes_indices = True
+        if name in _INDEX_FUNCTIONS:  # a module class's arguments are its sizes and weights; its calls take the indices
             argument = 1 if name in ("cross_entropy", "nll_loss") else 0  # the loss's target, the embedding's input
             keyword = "target" if argument else "input"
             self._index_values.extend(k.value for k in call.keywords if k.arg == keyword)
@@ -497,10 +503,10 @@ class Features:
                     isinstance(value, ast.Call) and last_name(value.func) in SEQUENCE_MAKERS
                 ):
                     self._sequence_names.add(target.id)
-        if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub)):
-            self._accumulated(here, value, targets[0] if len(targets) == 1 else None)
-        elif not isinstance(value, ast.Constant) and any(isinstance(t, ast.Subscript) for t in targets):
-            self._accumulated(here, value, targets[0] if len(targets) == 1 else None)
+        if len(targets) == 1 and _may_add_to_itself(targets[0], value):
+            self._accumulated(here, value, targets[0])
+        elif len(targets) == 1 and isinstance(targets[0], ast.Subscript) and not isinstance(value, ast.Constant):
+            self._accumulated(here, value, targets[0])
         if isinstance(value, ast.Call):
             made = value.func.id if isinstance(value.func, ast.Name) else last_name(value.func)
             made = self._aliases.get(made, made)
@@ -536,7 +542,7 @@ class Features:
         if isinstance(element, ast.Call):
             return last_name(element.func) not in ("item", "float", "int", "len", "round", "tolist")
         if isinstance(element, ast.Name):
-            return not self._all_bindings(element.id, lambda v: not self._may_be_device_tensor(v))
+            return not self._all_bindings("device tensor", element.id, lambda v: not self._may_be_device_tensor(v))
         return True
 
     def _may_build_optimizer(self, func: ast.AST) -> bool:
@@ -598,12 +604,14 @@ class Features:
             elif isinstance(value, ast.Name):
                 counters = 0 if self._redefines_range_or_enumerate else self._counters.get(value.id, 0)
                 dead_ends = self._uncalled_parameters(value.id) + counters
-                return not self._all_bindings(value.id, lambda v: not self._may_be_float(v), dead_ends)
+                return not self._all_bindings("float", value.id, lambda v: not self._may_be_float(v), dead_ends)
             elif isinstance(value, ast.Call):
                 func = value.func
                 name = self._aliases.get(func.id, func.id) if isinstance(func, ast.Name) else last_name(func)
-                if name in _FLOAT_SOURCES or name.endswith("Tensor") or name in self._names:
+                if name.endswith("Tensor") or name in self._names:
                     return True  # a function defined here: TL302 follows what it returns
+                if name in _DATA_FACTORIES:
+                    return self._factory_may_make_float(value, name)
                 if not isinstance(func, ast.Attribute) or name in INTEGER_METHODS:
                     return False
                 if name in _FLOAT_CASTS:
@@ -619,6 +627,36 @@ class Features:
                 value = func.value
             else:
                 return isinstance(value, (ast.Tuple, ast.List, ast.Dict, ast.Starred, *_COMPREHENSIONS))
+
+    def _factory_may_make_float(self, call: ast.Call, name: str) -> bool:
+        """Mirror TL302's ``_call_source`` on ``torch.tensor``/``as_tensor``/``asarray``/``from_numpy`` and the shaped
+        factories, wider: a ``dtype=`` decides; without one a shaped factory makes float32, and a conversion is float
+        where its data may be a float NumPy array (:meth:`_may_be_numpy_float`)."""
+        dtype = next((k.value for k in call.keywords if k.arg == "dtype"), None)
+        if dtype is not None and name != "from_numpy":
+            return self._dtype_name(dtype) not in INTEGER_DTYPES
+        if name in _SHAPED_MAKERS:
+            return True
+        return bool(call.args) and self._may_be_numpy_float(call.args[0], 0)
+
+    def _may_be_numpy_float(self, data: ast.AST, depth: int) -> bool:
+        """Mirror TL302's ``_numpy_float``, wider: a name some binding of which may be one; ``x.astype(d)`` with ``d``
+        not an integer dtype; a call with a ``dtype=`` that is not an integer one, or named like NumPy's float
+        defaults (``zeros``, ``ones``, ``empty``, ``loadtxt``, ``genfromtxt``). A display, a constant or any other
+        call is not one (the rule reads only calls of ``numpy``)."""
+        if depth > _MAX_NUMPY_DEPTH:
+            return True
+        if isinstance(data, ast.Name):
+            unfollowed = self._bindings.get(data.id, 0) - len(self._plain_values.get(data.id, ()))  # loops, parameters...
+            return not self._all_bindings("numpy float", data.id, lambda v: not self._may_be_numpy_float(v, depth + 1), unfollowed)
+        if not isinstance(data, ast.Call):
+            return False
+        if isinstance(data.func, ast.Attribute) and data.func.attr == "astype":
+            return not data.args or self._dtype_name(data.args[0]) not in INTEGER_DTYPES
+        dtype = next((k.value for k in data.keywords if k.arg == "dtype"), None)
+        if dtype is not None:
+            return self._dtype_name(dtype) not in INTEGER_DTYPES
+        return last_name(data.func) in _NUMPY_FLOAT_DEFAULTS
 
     @functools.cached_property
     def _redefines_range_or_enumerate(self) -> bool:
@@ -649,17 +687,22 @@ class Features:
         as ``model(x)``, which it does not follow; a class's ``__init__``/``__call__`` may run under any name)."""
         return sum(1 for f in self._parameter_of.get(name, ()) if f not in self._called and f not in ("__init__", "__call__"))
 
-    def _all_bindings(self, name: str, holds, dead_ends: int = 0) -> bool:
-        """Every binding of ``name`` in the module is ``name = value`` with ``holds(value)`` (a cycle holds nothing),
-        or one of ``dead_ends`` bindings that give the rule nothing to follow."""
+    def _all_bindings(self, question: str, name: str, holds, dead_ends: int = 0) -> bool:
+        """Every binding of ``name`` in the module is ``name = value`` with ``holds(value)``, or one of ``dead_ends``
+        bindings that give the rule nothing to follow. A name met again while its own bindings are read for the same
+        ``question`` (``ids = ids.to(device)``) holds: a cycle brings no value of its own, and the bindings outside it
+        are checked. (Only for the same question: the float question asks the NumPy one of the same name.)"""
+        key = (question, name)
+        if key in self._following:
+            return True
         values = self._plain_values.get(name, [])
-        if not (values or dead_ends) or len(values) + dead_ends != self._bindings.get(name) or name in self._following:
+        if not (values or dead_ends) or len(values) + dead_ends != self._bindings.get(name):
             return False
-        self._following.add(name)
+        self._following.add(key)
         try:
             return all(map(holds, values))
         finally:
-            self._following.discard(name)
+            self._following.discard(key)
 
     # ----- what the walk implies ----------------------------------------------------------
 
@@ -705,7 +748,16 @@ class Features:
         self.amp_may_be_cuda_only = self.calls_amp and self._amp_may_be_cuda_only()
         self.sniffs_device_type = self.calls_amp and self._may_sniff_device_type()
         self.reads_whole_file = not called.isdisjoint(_FILE_READERS)
+        # TL103's data set: a whole-file read that some move outside loops and per-item code may hold
+        # (any call there may be a move where a CUDA tensor type is named: `T = torch.cuda.FloatTensor; T(np.load(p))`)
+        moves = [c for c in self._whole_calls if self._names_cuda_tensor_type or _may_move(c, last_name(c.func))]
+        self.moves_a_read_value = self.reads_whole_file and any(self.values.may_hold(m, self._reads_a_file) for m in moves)
         self.builds_tf_pipeline = not called.isdisjoint(_TF_PIPELINES)
+
+    def _reads_a_file(self, call: ast.Call) -> bool:
+        """A reader TL103 starts from, by its last name (an import alias counts as the name it binds)."""
+        name = last_name(call.func)
+        return self._aliases.get(name, name) in _FILE_READERS
 
     def _amp_may_be_cuda_only(self) -> bool:
         """Mirror TL201's ``_hard_wired``, wider: a ``torch.cuda.amp`` API called (not with ``enabled=False``),
@@ -1000,6 +1052,25 @@ def _may_count_a_run(loop: ast.AST) -> bool:
         return True
     iterated = getattr(loop, "iter", None)
     return isinstance(iterated, ast.Call) and last_name(iterated.func) == "range"
+
+
+def _may_add_to_itself(target: ast.AST, value: ast.AST) -> bool:
+    """Mirror TL401's ``_self_addend``, wider: ``acc = acc + x``, ``acc = x + acc``, ``acc = 0.9 * acc + 0.1 * x``
+    (the target compared by its dotted name; a target that is none, such as ``d[k]``, always may); not
+    ``target = noise - latents``, which keeps no running sum."""
+    if not isinstance(value, ast.BinOp) or not isinstance(value.op, ast.Add):
+        return False
+    name = _dotted(target)
+    return not name or _scales(value.left, name) or _scales(value.right, name)
+
+
+def _scales(term: ast.AST, name: str) -> bool:
+    """``term`` is the dotted ``name`` itself, or it multiplied or divided by something (``0.9 * acc``, ``acc / 2``)."""
+    if _dotted(term) == name:
+        return True
+    if isinstance(term, ast.BinOp) and isinstance(term.op, (ast.Mult, ast.Div)):
+        return _dotted(term.left) == name or (isinstance(term.op, ast.Mult) and _dotted(term.right) == name)
+    return False
 
 
 def _history_targets(targets: List[ast.AST], value: ast.AST) -> List[str]:

@@ -24,7 +24,7 @@ through the ``record_*`` methods; the questions are asked once the walk is done.
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 from trainlint.step_words import (
     CASTS,
@@ -82,6 +82,8 @@ class ModuleValues:
         self._fills: Dict[str, List[_Valued]] = {}  # `name[k] = v`, `name.append(v)`: what is put into a name
         self._shared: Set[str] = set()  # names some function declares `global` or `nonlocal`
         self._returns: Dict[int, List[ast.AST]] = {}  # function id -> its returned and yielded values
+        self._contexts: Dict[str, List[ast.AST]] = {}  # `with v as name`: the context managers, by name
+        self._defaults: Dict[str, List[ast.AST]] = {}  # a parameter's default values, by name
         self._functions: Dict[str, List[int]] = {}  # def name -> function ids
         self._methods: List[bool] = []  # function id -> defined directly in a class body
         self._function_names: List[str] = []  # function id -> its name
@@ -95,6 +97,7 @@ class ModuleValues:
         self._following: Set[Tuple[str, int, str]] = set()
         self._known: Dict[Tuple[str, int, str], bool] = {}
         self._cuts = 0  # cycles cut so far: a "no" found across a cut is not memoised
+        self._holder_memo: Dict[Callable[[ast.Call], bool], Tuple[Set[str], Set[str]]] = {}
 
     # ----- recording, during the walk ------------------------------------------------------
 
@@ -117,6 +120,11 @@ class ModuleValues:
         """An import, ``with ... as``, ``except ... as``: bound, holding nothing the analyses follow."""
         self._bound.add((scope, name))
 
+    def record_context(self, name: str, manager: ast.AST, scope: int) -> None:
+        """``with manager as name``: bound, holding what the manager's ``__enter__`` gives (TL103 reads it as the manager)."""
+        self._bound.add((scope, name))
+        self._contexts.setdefault(name, []).append(manager)
+
     def record_opaque(self, name: str, scope: int) -> None:
         self._bound.add((scope, name))
         self._opaque.add((scope, name))
@@ -133,6 +141,10 @@ class ModuleValues:
         for key in self._parameters.keys() & {(function, a.arg) for a in (*positional, *arguments.kwonlyargs)}:
             self._bound.add(key)
             self._variables.add(key[1])
+        defaulted = [*zip(positional[len(positional) - len(arguments.defaults) :], arguments.defaults)]
+        for argument, default in [*defaulted, *zip(arguments.kwonlyargs, arguments.kw_defaults)]:
+            if default is not None:
+                self._defaults.setdefault(argument.arg, []).append(default)
         for argument in (arguments.vararg, arguments.kwarg, *positional[: 1 if self._methods[function] else 0]):
             if argument is not None:
                 self.record_opaque(argument.arg, function)
@@ -352,6 +364,43 @@ class ModuleValues:
             self._known[memo_key] = result
         return result
 
+    # ----- may this value hold what a source made? --------------------------------------------
+
+    def may_hold(self, value: ast.AST, is_source: Callable[[ast.Call], bool]) -> bool:
+        """False only where no name or call in ``value`` can hold what an ``is_source`` call made, followed as
+        TL103's ``_whole_read`` follows it but wider: every subexpression, every binding of a name in any scope
+        (assigned, augmented, a ``with`` manager, a parameter's default) and every same-module function of a
+        callee's last name (what it returns)."""
+        names, functions = self._holders(is_source)
+        for node in ast.walk(value):
+            if isinstance(node, ast.Name) and node.id in names:
+                return True
+            if isinstance(node, ast.Call) and (is_source(node) or last_name(node.func) in functions):
+                return True
+        return False
+
+    def _holders(self, is_source: Callable[[ast.Call], bool]) -> Tuple[Set[str], Set[str]]:
+        """The names and function names that may hold a source's value: a fixpoint over every binding."""
+        found = self._holder_memo.get(is_source)
+        if found is not None:
+            return found
+        bound = [(key[1], value) for key, values in self._values.items() for value, _ in values]
+        bound += [(name, value) for named in (self._contexts, self._defaults) for name, values in named.items() for value in values]
+        edges = [(False, name, *_reads(value, is_source)) for name, value in bound]
+        edges += [(True, self._function_names[f], *_reads(v, is_source)) for f, values in self._returns.items() for v in values]
+        names: Set[str] = set()
+        functions: Set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for is_function, name, reads, callees, source in edges:
+                kept = functions if is_function else names
+                if name not in kept and (source or not reads.isdisjoint(names) or not callees.isdisjoint(functions)):
+                    kept.add(name)
+                    changed = True
+        found = self._holder_memo[is_source] = (names, functions)
+        return found
+
     # ----- may this switch be provably on? ---------------------------------------------------
 
     def may_be_true(self, value: ast.AST) -> bool:
@@ -377,3 +426,17 @@ class ModuleValues:
             following = following | {name}
             return any(self._true(v, following) for v in self._attribute_values.get(name, ()))
         return False
+
+
+def _reads(value: ast.AST, is_source: Callable[[ast.Call], bool]) -> Tuple[Set[str], Set[str], bool]:
+    """The names ``value`` reads, the last names it calls, and whether it calls a source."""
+    reads: Set[str] = set()
+    callees: Set[str] = set()
+    source = False
+    for node in ast.walk(value):
+        if isinstance(node, ast.Name):
+            reads.add(node.id)
+        elif isinstance(node, ast.Call):
+            callees.add(last_name(node.func))
+            source = source or is_source(node)
+    return reads, callees, source
