@@ -69,11 +69,18 @@ def _wait_for(stream, text: str, deadline: float) -> str:
     raise AssertionError(f"no {text!r} in time; got {seen!r}")
 
 
+def _default_sigint() -> None:
+    """Ctrl-C as a terminal delivers it: a suite started in the background (`pytest &`) hands its children SIGINT
+    ignored, and Python then never raises KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_a_real_watch_run_until_ctrl_c(project: Path) -> None:
     write(project, {"a.py": CLEAN})
     process = subprocess.Popen(
         [console_script(), "check", "--watch", "--no-cache"],
         cwd=project, env=demo_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=_default_sigint,
     )
     killer = threading.Timer(90, process.kill)  # a hung watch ends the reads below (EOF) instead of the test run
     killer.start()
