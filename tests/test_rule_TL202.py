@@ -190,6 +190,7 @@ def test_a_statement_sniff_is_silent_where_the_choices_are_cuda_or_cpu() -> None
         ("def train(device):\n    device_type = 'cpu' if device != 'cuda' else 'cuda'", "as a caller may pass"),
         ("def train(name):\n    device = torch.device(name)\n    device_type = 'cuda' if device == 'cuda' else 'cpu'", "as it is bound here"),
         ("def train(device: str):\n    device_type = 'cuda' if device == 'cuda' else 'cpu'", None),  # a string: == works on CUDA
+        ("def train(device='mps'):\n    device_type = 'cuda' if device == 'cuda' else 'cpu'", None),  # a string by default
         ("def train(device):\n    device_type = 'cuda' if 'cuda' in str(device) else 'cpu'", None),  # not an equality
     ],
 )

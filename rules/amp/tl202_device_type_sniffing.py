@@ -178,7 +178,8 @@ class DeviceTypeSniffing(Rule):
 
     def _torch_device_equality(self, test: cst.BaseExpression) -> str:
         """What :data:`TORCH_DEVICE_EQUALITY` adds where ``test`` is ``device == "cuda"`` (or ``!=``) and ``device``
-        is a parameter not annotated as a string, or is bound to ``torch.device(...)``; else nothing."""
+        is a parameter neither annotated as a string nor defaulting to one, or is bound to ``torch.device(...)``;
+        else nothing."""
         if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
             return ""
         operator = test.comparisons[0].operator
@@ -187,7 +188,7 @@ class DeviceTypeSniffing(Rule):
             return ""
         why = None
         for binding in self.facts.fact(Names).reaching(inspected):
-            if binding.kind == PARAMETER and not _annotated_as_str(binding.node):
+            if binding.kind == PARAMETER and not _annotated_as_str(binding.node) and not _defaults_to_a_string(binding.node):
                 why = "as a caller may pass"
             elif binding.kind != PARAMETER and self._makes_torch_device(self.facts.fact(Names).bound_value(binding)):
                 why = "as it is bound here"
@@ -340,6 +341,12 @@ def _sniff_branches(node: cst.IfExp) -> Optional[bool]:
     if branches == ("cuda", "cpu"):
         return True
     return False if branches == ("cpu", "cuda") else None
+
+
+def _defaults_to_a_string(parameter: cst.CSTNode) -> bool:
+    """``device="cuda"``: the parameter is meant to hold a string."""
+    default = getattr(parameter, "default", None)
+    return default is not None and string_value(default) is not None
 
 
 def _annotated_as_str(parameter: cst.CSTNode) -> bool:
