@@ -206,3 +206,30 @@ def test_an_optimizer_is_known_by_its_construction_too(construction: str, steppe
         f"    {construction}\n    for x, y in loader:\n        criterion(model(x), y).backward()\n        {stepped}\n"
     )
     assert [message.split("`")[1] for _, message, _ in findings(source)] == ([stepped] if reported else [])
+
+
+GAN = '''
+import torch
+
+
+def train_gan(G, D, loader, {g}, {d}, bce, z_dim=64):
+    for real, _ in loader:
+        fake = G(torch.randn(real.size(0), z_dim))
+        {d}.zero_grad()
+        d_loss = bce(D(real), torch.ones(len(real), 1)) + bce(D(fake.detach()), torch.zeros(len(real), 1))
+        d_loss.backward()
+        {d}.step()
+        g_loss = bce(D(fake), torch.ones(len(real), 1))
+        g_loss.backward()
+        {g}.step()
+'''
+
+
+@pytest.mark.parametrize(("g", "d"), [("opt_g", "opt_d"), ("optG", "optD"), ("opt_gen", "opt_disc"), ("optimizer_G", "optimizer_D")])
+def test_a_gan_pair_named_opt_reports_the_optimizer_never_cleared(g: str, d: str) -> None:
+    """Parameters named like a GAN's pair of optimizers are optimizers: the discriminator's is cleared before its
+    backward, the generator's never is (its gradients pile up); clearing it too silences the loop."""
+    source = GAN.format(g=g, d=d)
+    assert [(row, f"`{g}.step()`" in message) for row, message, _ in findings(source)] == [(14, True)]
+    cleared = source.replace("        g_loss.backward()", f"        {g}.zero_grad()\n        g_loss.backward()")
+    assert findings(cleared) == []

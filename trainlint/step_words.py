@@ -14,8 +14,9 @@ import re
 
 # ``loss.backward()``, ``accelerator.backward(loss)``, Lightning's ``self.manual_backward(loss)``.
 BACKWARD_METHODS = frozenset({"backward", "manual_backward"})
-# The receiver of a ``.step()`` that updates weights: an optimizer or a gradient scaler (not a scheduler).
-OPTIMIZER_NAME = re.compile(r"(optim|opt$|optimizer|scaler)", re.IGNORECASE)
+# The receiver of a ``.step()`` that updates weights: an optimizer or a gradient scaler (not a scheduler). ``opt``
+# also as the first word of a GAN's pair (``opt_g``, ``opt_disc``, ``optG``, ``opt2``); not ``option``/``adopted``.
+OPTIMIZER_NAME = re.compile(r"(optim|opt$|(?:^|_)opt(?:_|\d|[gd]$)|optimizer|scaler)", re.IGNORECASE)
 # ``training_step``, ``train_step``, ``_shared_step``, ``step``, ``log_step``, ``on_step_end``, ``training_step_end``,
 # ``on_train_batch_end``. Not a helper that merely names steps (``prepare_extra_step_kwargs``, ``get_step_size``):
 # diffusers' pipelines define the first in 135 files, none of them training.
