@@ -617,7 +617,7 @@ class Features:
                 if name in _FLOAT_CASTS:
                     return True
                 if name in ("to", "type"):  # mirror TL302's `_call_source`: a dtype argument decides, else `to` keeps it
-                    dtype = next((k.value for k in value.keywords if k.arg == "dtype"), None) or next(
+                    dtype = _keyword_value(value, "dtype") or next(
                         (a for a in value.args if self._dtype_name(a) in FLOAT_DTYPES | INTEGER_DTYPES), None
                     )
                     if dtype is not None:
@@ -632,7 +632,7 @@ class Features:
         """Mirror TL302's ``_call_source`` on ``torch.tensor``/``as_tensor``/``asarray``/``from_numpy`` and the shaped
         factories, wider: a ``dtype=`` decides; without one a shaped factory makes float32, and a conversion is float
         where its data may be a float NumPy array (:meth:`_may_be_numpy_float`)."""
-        dtype = next((k.value for k in call.keywords if k.arg == "dtype"), None)
+        dtype = _keyword_value(call, "dtype")
         if dtype is not None and name != "from_numpy":
             return self._dtype_name(dtype) not in INTEGER_DTYPES
         if name in _SHAPED_MAKERS:
@@ -653,7 +653,7 @@ class Features:
             return False
         if isinstance(data.func, ast.Attribute) and data.func.attr == "astype":
             return not data.args or self._dtype_name(data.args[0]) not in INTEGER_DTYPES
-        dtype = next((k.value for k in data.keywords if k.arg == "dtype"), None)
+        dtype = _keyword_value(data, "dtype")
         if dtype is not None:
             return self._dtype_name(dtype) not in INTEGER_DTYPES
         return last_name(data.func) in _NUMPY_FLOAT_DEFAULTS
@@ -778,7 +778,7 @@ class Features:
         """Mirror TL202: a sniff (``"cuda" if c else "cpu"``, or ``if`` branches binding those types), or a CPU
         autocast in the other branch of one; and an autocast given a device type, which a sniff must feed."""
         device_types = [
-            call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "device_type"), None)
+            call.args[0] if call.args else _keyword_value(call, "device_type")
             for call in self._amp_calls("autocast")
         ]
         cpu_autocast = any(isinstance(d, ast.Constant) and d.value == "cpu" for d in device_types)
@@ -1052,6 +1052,11 @@ def _may_count_a_run(loop: ast.AST) -> bool:
         return True
     iterated = getattr(loop, "iter", None)
     return isinstance(iterated, ast.Call) and last_name(iterated.func) == "range"
+
+
+def _keyword_value(call: ast.Call, keyword: str) -> Optional[ast.AST]:
+    """The value ``call`` passes as ``keyword=``, else None."""
+    return next((k.value for k in call.keywords if k.arg == keyword), None)
 
 
 def _may_add_to_itself(target: ast.AST, value: ast.AST) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import FrozenSet, List, Optional, Sequence, Set, Tuple, Union
 
@@ -210,9 +211,12 @@ class EvalWithoutNoGrad(Rule):
         warm up or time the model): nothing is evaluated and each graph is freed as soon as the call returns. Not in
         a module that registers a forward hook, which may keep what each forward computes
         (fixtures/TL404_eval_without_no_grad/ok_timing_loop_drops_outputs.py)."""
-        if any(FORWARD_HOOK.match(dotted(c.func) or "") for c in self.facts.nodes(cst.Call)):  # type: ignore[attr-defined]
-            return False
-        return all(isinstance(self.facts.parent(call), cst.Expr) for call in forwards)
+        return not self._registers_forward_hook and all(isinstance(self.facts.parent(call), cst.Expr) for call in forwards)
+
+    @functools.cached_property
+    def _registers_forward_hook(self) -> bool:
+        """The module registers a forward hook somewhere (asked once per module, not once per loop)."""
+        return any(FORWARD_HOOK.match(dotted(c.func) or "") for c in self.facts.nodes(cst.Call))  # type: ignore[attr-defined]
 
     def _chosen_by(self, expression: cst.BaseExpression, forwards: Set[cst.Call], depth: int) -> bool:
         """``expression`` is computed from one of ``forwards`` (``actions = q_values.argmax(1).cpu().numpy()``)."""
