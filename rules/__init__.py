@@ -101,16 +101,17 @@ _INDEX_USE = ("mbedding", "input_ids", "labels", "cross_entropy", "CrossEntropyL
 
 
 RULES: Tuple[RuleEntry, ...] = (
-    # as code: a DataLoader called, and something that may put a value on an accelerator
+    # as code: a DataLoader whose data set or collate function may hold a move to an accelerator (through names,
+    # attributes, calls, returns, parameters; a class or def with a move anywhere in it holds it)
     RuleEntry(
         "TL101", "pin-memory-device-tensors", "loaders.tl101_pin_memory_device_tensors", "PinMemoryDeviceTensors",
-        (("pin_memory", "DataLoader"),), lambda module: module.calls_dataloader and module.moves,
+        (("pin_memory", "DataLoader"),), lambda module: module.loads_moved_data,
     ),
     RuleEntry(
         "TL102", "device-dataset-in-workers", "loaders.tl102_device_dataset_in_workers", "DeviceDatasetInWorkers",
-        # as code: a DataLoader called, a move, and workers not provably absent (`num_workers=` other than 0, a
+        # as code: TL101's loader, and workers not provably absent (`num_workers=` other than 0, a
         # "num_workers" option key, six positional arguments)
-        (("num_workers", "DataLoader"),), lambda module: module.calls_dataloader and module.moves and module.may_fork_workers,
+        (("num_workers", "DataLoader"),), lambda module: module.loads_moved_data and module.may_fork_workers,
     ),
     RuleEntry(
         "TL103",

@@ -140,6 +140,38 @@ def test_accumulations_count_only_in_per_step_code(code: str, accumulates_per_st
     assert _holds(code, "accumulates_per_step") is accumulates_per_step
 
 
+RESET_LOOP = """
+import torch
+
+def fit(model, loader, optimizer, criterion, reg):
+    {before}
+    for x, y in loader:
+        {first}
+        total = total + reg * criterion(model(x), y)
+        criterion(model(x), y).backward()
+        optimizer.step()
+"""
+
+
+@pytest.mark.parametrize(
+    "before, first, accumulates_per_step",
+    [
+        ("pass", "total = torch.zeros(())", False),  # started afresh in every iteration
+        ("pass", "total, aux = model(x)", False),  # a tuple target starts it afresh too
+        ("total = 0", "optimizer.zero_grad()", True),  # bound before the loop only: summed across steps
+        ("global total", "total = torch.zeros(())", True),  # a global: the rule reads the module's bindings
+    ],
+)
+def test_a_name_bound_afresh_in_its_loop_does_not_outlive_the_step(before: str, first: str, accumulates_per_step: bool) -> None:
+    """TL401's reset: a local bound afresh in the loop around the sum lives one iteration."""
+    code = RESET_LOOP.format(before=before, first=first)
+    assert _holds(code, "accumulates_per_step") is accumulates_per_step
+    if not accumulates_per_step:
+        assert lint_source(code, "t.py", RuleSettings(frozenset({"TL401"})), screen=False).diagnostics == []
+    elif before == "total = 0":  # the twin the rule reports, so that the comparison above can fail
+        assert [d.code for d in lint_source(code, "t.py", RuleSettings(frozenset({"TL401"})), screen=False).diagnostics] == ["TL401"]
+
+
 @pytest.mark.parametrize(
     "code, grows",
     [
@@ -541,3 +573,42 @@ def test_device_data_in_workers_needs_workers(arguments: str, screened: bool) ->
     assert screened_codes(ast.parse(code), ["TL102"]) == (["TL102"] if screened else [])
     if not screened:  # screened out only where the rule reports nothing
         assert lint_source(code, "t.py", RuleSettings(frozenset({"TL102"})), screen=False).diagnostics == []
+
+
+@pytest.mark.parametrize(
+    "code, holds",
+    [
+        ("DataLoader(TensorDataset(x.cuda()))", True),
+        ("DataLoader(TensorDataset(x.to(dev)))", True),
+        ("DataLoader(TensorDataset(x.to(memory_format=torch.channels_last)))", False),  # converts, moves nothing
+        ("DataLoader(TensorDataset(x.to(torch.float16)))", False),
+        ("dtype = torch.float16\nDataLoader(TensorDataset(x.to(dtype)))", False),
+        ("dtype = torch.float16 if half else dev\nDataLoader(TensorDataset(x.to(dtype)))", True),
+        ("class D(Dataset):\n    def __getitem__(self, i):\n        return self.x[i].to(self.device)\nDataLoader(D())", True),
+        ("class D(Dataset):\n    def __getitem__(self, i):\n        return self.x[i]\nDataLoader(D())\nmodel.to(dev)", False),
+        ("class D(Dataset):\n    def __init__(self, x):\n        self.x = x.cuda()\nclass E(D):\n    pass\nDataLoader(E(x))", True),
+        ("class T:\n    def setup(self):\n        self.train = TensorDataset(x.cuda())\n    def loader(self):\n        return DataLoader(self.train)", True),
+        ("def make(dev):\n    def collate(b):\n        return default_collate(b).to(dev)\n    return collate\nDataLoader(ds, collate_fn=make(d))", True),
+        ("def build(ds):\n    return DataLoader(ds, num_workers=2)\nbuild(TensorDataset(x.cuda()))", True),  # a parameter
+        ("def train(x):\n    x = x.cuda()\ndef load(x):\n    x = np.zeros(3)\n    return DataLoader(x)", False),  # another scope's x
+        ("t = transforms.ToTensor()\nDataLoader(Images(transform=t))", False),
+        ("from torch.cuda import FloatTensor\nDataLoader(TensorDataset(FloatTensor(x)))", True),
+        ("DataLoader(ds, **loader_options)", True),  # anything may be passed
+        ("x = x.cuda()\nDataLoader(ds)", False),
+    ],
+)
+def test_a_loader_counts_for_tl101_and_tl102_only_where_its_data_may_hold_a_move(code: str, holds: bool) -> None:
+    """TL101/TL102 start from a DataLoader whose data set or collate function is on an accelerator (the placement's
+    ``loader_batches``); the screen follows the loader's arguments as widely as the rule can."""
+    assert _holds(code, "loads_moved_data") is holds
+    if not holds:  # screened out only where the rules report nothing, even on a loader that pins and forks workers
+        pinned = "\n".join(line[:-1] + ", pin_memory=True, num_workers=2)" if "DataLoader(" in line else line for line in code.split("\n"))
+        module = f"import torch\nfrom torch.utils.data import DataLoader, Dataset, TensorDataset\n{pinned}"
+        assert _holds(pinned, "loads_moved_data") is False
+        assert lint_source(module, "t.py", RuleSettings(frozenset({"TL101", "TL102"})), screen=False).diagnostics == []
+
+
+def test_a_loader_over_moved_data_is_what_tl101_reports() -> None:
+    """The twin of the cases above that the rule reports, so that the comparison there can fail."""
+    module = "import torch\nfrom torch.utils.data import DataLoader, TensorDataset\nDataLoader(TensorDataset(x.cuda()), pin_memory=True)"
+    assert [d.code for d in lint_source(module, "t.py", RuleSettings(frozenset({"TL101"})), screen=False).diagnostics] == ["TL101"]

@@ -137,8 +137,8 @@ class Features:
         self._pins_whatever_value = False  # `x.pin_memory()`, or "pin_memory" as a string not read below
         self._pin_values: List[ast.AST] = []  # `pin_memory=v`, `{"pin_memory": v}`, `d["pin_memory"] = v`, a DataLoader's 8th argument
         self._pin_keys: Set[int] = set()  # ids of the "pin_memory" strings read as keys there
-        self.moves = False  # `.to(...)`, `.cuda()`, `device=`, `torch.cuda.FloatTensor(...)`: what may put a value on an accelerator
-        self._whole_calls: List[ast.Call] = []  # calls outside loops and per-item code: where TL103 looks for moves
+        self._whole_calls: List[Tuple[ast.Call, int]] = []  # calls outside loops and per-item code, with their scope: TL103's moves
+        self._move_calls: List[Tuple[ast.Call, Tuple[int, ...]]] = []  # calls that may move (`_may_move`), with their functions
         self._names_cuda_tensor_type = False  # `torch.cuda.FloatTensor` named: any call may be one, through an alias
         self._walk(tree)
         self._derive()
@@ -152,10 +152,14 @@ class Features:
     def _walk(self, tree: ast.AST) -> None:
         self._following: Set[Tuple[str, str]] = set()  # (question, name) pairs `_all_bindings` is following
         self.values = ModuleValues()  # every binding by scope: what TL401's and TL104's values may be
-        self._method_ids: Set[int] = set()  # ids of the defs directly in a class body
+        self._method_class: Dict[int, str] = {}  # ids of the defs directly in a class body -> the class's name
+        self._function_classes: List[Optional[str]] = []  # function id -> the class it is a method of
+        self._class_bases: Dict[str, Set[str]] = {}  # class name -> its bases' last names
         self._class_names: Set[str] = set()  # classes defined anywhere in the module
-        self._parameter_of: Dict[str, List[str]] = {}  # a named parameter -> the functions declaring it (by name)
         self._counters: Dict[str, int] = {}  # `for i in range(n)`, `for i, x in enumerate(xs)`: bindings of integers
+        self._augmented: Dict[str, int] = {}  # `x += v` by name: a binding TL302 follows to nothing
+        self._comprehension_targets: Dict[str, int] = {}  # names a comprehension binds, how often: no binding outside it
+        self._comprehension_reads: Dict[int, bool] = {}  # ids of reads of a comprehension's own target -> counted by range
         self._code_bindings: Dict[str, int] = {}  # bindings by an import, an undecorated def or a class
         self._first_module_code: Dict[str, int] = {}  # name -> line of the first module-level import/def/class binding it
         self._names: List[str] = []  # function id -> its name
@@ -167,6 +171,7 @@ class Features:
         self._loop_backward: Set[ast.AST] = set()  # ... with a backward of their own
         # a sum, store or append, the value kept, and the name it is kept in where that is a name (`d[k]`: `d`)
         self._accumulations: List[Tuple[_Place, ast.AST, Optional[str]]] = []
+        self._loop_resets: Set[Tuple[int, str]] = set()  # (id of a loop, name) bound afresh in it: `loss = crit(...)`
         self._local_appends: List[_Place] = []  # `xs.append(v)` two loops deep in its function: maybe a local history
         self._counted_appends: List[Tuple[_Place, ast.AST]] = []  # `xs.append(v)` in one loop counting a run
         self._appends_in_functions: List[Tuple[str, _Place]] = []  # `xs.append(v)` in a function: xs may be global
@@ -235,6 +240,8 @@ class Features:
                     self.cuts_batches = True
             elif kind is ast.AugAssign:
                 self.values.record_assignment([node.target], node.value, _scope(functions))  # type: ignore[attr-defined]
+                if isinstance(node.target, ast.Name):  # type: ignore[attr-defined]
+                    self._augmented[node.target.id] = self._augmented.get(node.target.id, 0) + 1  # type: ignore[attr-defined]
                 if isinstance(node.op, (ast.Add, ast.Sub)) and not isinstance(node.value, ast.Constant):  # type: ignore[attr-defined]
                     self._accumulated(_Place(functions, loops, local_loops), node.value, node.target)  # type: ignore[attr-defined]
             elif kind is ast.NamedExpr:
@@ -267,15 +274,13 @@ class Features:
                 index = len(self._names)
                 self._names.append(name)
                 self._callees.append(set())
+                self._function_classes.append(self._method_class.get(id(node)))
                 self._bind(name)
                 if not node.decorator_list:  # type: ignore[attr-defined]
                     self._bind_code([name], node, module_statements, functions)  # a `@property` holds a value
-                if self.values.record_function(name, _scope(functions), id(node) in self._method_ids) != index:
+                if self.values.record_function(name, _scope(functions), id(node) in self._method_class) != index:
                     raise AssertionError("function ids out of step")
                 self.values.record_parameters(index, node.args)  # type: ignore[attr-defined]
-                arguments = node.args  # type: ignore[attr-defined]
-                for argument in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs):
-                    self._parameter_of.setdefault(argument.arg, []).append(name)
                 if node in top_level:
                     self._top_level.setdefault(name, []).append(index)
                     self._top_level_defs.setdefault(name, []).append(node)
@@ -313,7 +318,8 @@ class Features:
                 self._class_names.add(node.name)  # type: ignore[attr-defined]
                 self._bind_code([node.name], node, module_statements, functions)  # type: ignore[attr-defined]
                 self.values.record_class(node.name, _scope(functions))  # type: ignore[attr-defined]
-                self._method_ids.update(id(n) for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))  # type: ignore[attr-defined]
+                self._method_class.update((id(n), node.name) for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))  # type: ignore[attr-defined]
+                self._class_bases.setdefault(node.name, set()).update(map(last_name, node.bases))  # type: ignore[attr-defined]
                 stack.extend((child, functions, loops, 0, per_batch) for child in _children(node))
                 continue
             elif kind is ast.For or kind is ast.AsyncFor or kind is ast.While:
@@ -323,21 +329,23 @@ class Features:
                 self._loops_for_eval.append((node, functions, held_out))
                 if kind is not ast.While:
                     self.values.record_iteration(node.target, node.iter, _scope(functions))  # type: ignore[attr-defined]
-                    self._count_counter(node.target, node.iter)  # type: ignore[attr-defined]
+                    counter = _counter_name(node.target, node.iter)  # type: ignore[attr-defined]
+                    if counter:
+                        self._counters[counter] = self._counters.get(counter, 0) + 1
                 inner = (functions, loops + (node,), local_loops + 1, True)
                 stack.extend((child, *inner) for child in _children(node))
                 continue
             elif kind in _COMPREHENSIONS:
                 held_out = any(_names_held_out_data(g.iter) for g in node.generators)  # type: ignore[attr-defined]
                 self._loops_for_eval.append((node, functions, held_out))
+                self._comprehension_scope(node)  # type: ignore[arg-type]
                 for generator in node.generators:  # type: ignore[attr-defined]
                     self.values.record_iteration(generator.target, generator.iter, _scope(functions))
-                    self._count_counter(generator.target, generator.iter)
                 per_batch = True
             elif kind is ast.Attribute:
                 # `torch.cuda.FloatTensor` named anywhere: a call through any alias of it moves data
                 if node.attr.endswith("Tensor") and last_name(node.value) == "cuda":  # type: ignore[attr-defined]
-                    self.moves = self._names_cuda_tensor_type = True
+                    self._names_cuda_tensor_type = True
                 if node.attr in _AMP_APIS and id(node) not in self._called_funcs:  # type: ignore[attr-defined]
                     self._amp_references.append(node)
             elif kind is ast.IfExp or kind is ast.If:
@@ -373,9 +381,9 @@ class Features:
         if name in _SPLITTERS and _splits_a_name(call):
             self.cuts_batches = True
         if not per_batch:
-            self._whole_calls.append(call)
+            self._whole_calls.append((call, _scope(here.functions)))
         if _may_move(call, name):
-            self.moves = True
+            self._move_calls.append((call, here.functions))
         func = call.func
         if not isinstance(func, ast.Attribute):
             return
@@ -505,6 +513,8 @@ class Features:
                     self._sequence_names.add(target.id)
         if len(targets) == 1 and _may_add_to_itself(targets[0], value):
             self._accumulated(here, value, targets[0])
+        elif here.local_loops:  # TL401's `_resets`: a binding that starts the name afresh, in its innermost loop
+            self._loop_resets.update((id(here.loops[-1]), name) for target in targets for name in target_names(target))
         elif len(targets) == 1 and isinstance(targets[0], ast.Subscript) and not isinstance(value, ast.Constant):
             self._accumulated(here, value, targets[0])
         if isinstance(value, ast.Call):
@@ -577,6 +587,15 @@ class Features:
         own_loops = place.loops[len(place.loops) - place.local_loops :]
         return not training_loops.intersection(own_loops) and self.values.is_local(storage, place.functions[-1])
 
+    def _starts_afresh_each_iteration(self, place: _Place, storage: Optional[str]) -> bool:
+        """Mirror TL401's reset: a name of the function (not ``global``/``nonlocal``) bound afresh in the innermost loop
+        of the function around the accumulation (``loss = crit(...)`` then ``loss = loss + reg``; ``logs = {...}``
+        then ``logs["lr"] = lr``) lives one iteration. The rule's step is that loop or one around it in the same
+        function, which holds the reset too; with no training loop there, the function's locals die with the call."""
+        if storage is None or not place.local_loops or not self.values.is_local(storage, _scope(place.functions)):
+            return False
+        return (id(place.loops[-1]), storage) in self._loop_resets
+
     def _instance_may_get_float(self) -> bool:
         """Mirror TL302's ``_forward_embeds``: ``model(x)``, ``model`` a plain name bound here to an instance of a
         class of the module (``Model(...)``, ``Model(...).to(device)``, also through an alias of the class), and
@@ -602,8 +621,12 @@ class Features:
             if isinstance(value, ast.Subscript):
                 value = value.value
             elif isinstance(value, ast.Name):
+                counted = self._comprehension_reads.get(id(value))
+                if counted is not None:  # a comprehension's own target: an integer if it counts, else whatever it iterates
+                    return self._redefines_range_or_enumerate or not counted
                 counters = 0 if self._redefines_range_or_enumerate else self._counters.get(value.id, 0)
-                dead_ends = self._uncalled_parameters(value.id) + counters
+                dead_ends = self._parameters_given_no_float(value.id) + counters
+                dead_ends += self._augmented.get(value.id, 0) + self._comprehension_targets.get(value.id, 0)
                 return not self._all_bindings("float", value.id, lambda v: not self._may_be_float(v), dead_ends)
             elif isinstance(value, ast.Call):
                 func = value.func
@@ -617,16 +640,38 @@ class Features:
                 if name in _FLOAT_CASTS:
                     return True
                 if name in ("to", "type"):  # mirror TL302's `_call_source`: a dtype argument decides, else `to` keeps it
-                    dtype = _keyword_value(value, "dtype") or next(
-                        (a for a in value.args if self._dtype_name(a) in FLOAT_DTYPES | INTEGER_DTYPES), None
-                    )
+                    dtype = self._given_dtype(value)
                     if dtype is not None:
                         return self._dtype_name(dtype) in FLOAT_DTYPES
                 if name not in DTYPE_KEEPING:
                     return False
                 value = func.value
+            elif isinstance(value, ast.Starred):
+                value = value.value
+            elif isinstance(value, (ast.Tuple, ast.List)):  # TL302 picks an element (`a, b = x, y`): any of them
+                return any(map(self._may_be_float, value.elts))
+            elif isinstance(value, ast.Dict):
+                return any(map(self._may_be_float, value.values))
+            elif isinstance(value, (ast.ListComp, ast.GeneratorExp)):
+                return self._element_may_be_float(value)
             else:
-                return isinstance(value, (ast.Tuple, ast.List, ast.Dict, ast.Starred, *_COMPREHENSIONS))
+                return False  # constants, arithmetic, set and dict comprehensions: TL302 follows none
+
+    def _element_may_be_float(self, comprehension: ast.AST) -> bool:
+        """Mirror TL302's ``_comprehension_element_source``: ``(t.to(device) for t in batch)`` gives ``batch``'s
+        elements, through dtype-keeping calls without a dtype; any other comprehension makes nothing it follows."""
+        generators, element = comprehension.generators, comprehension.elt  # type: ignore[attr-defined]
+        if len(generators) != 1 or not isinstance(generators[0].target, ast.Name):
+            return False
+        while isinstance(element, ast.Call) and isinstance(element.func, ast.Attribute) and element.func.attr in DTYPE_KEEPING:
+            if element.func.attr in ("to", "type") and self._given_dtype(element) is not None:
+                return False
+            element = element.func.value
+        return isinstance(element, ast.Name) and element.id == generators[0].target.id and self._may_be_float(generators[0].iter)
+
+    def _given_dtype(self, call: ast.Call) -> Optional[ast.AST]:
+        """The dtype ``x.to(...)``/``x.type(...)`` is given: ``dtype=``, or a positional argument naming one."""
+        return _keyword_value(call, "dtype") or next((a for a in call.args if self._dtype_name(a) in FLOAT_DTYPES | INTEGER_DTYPES), None)
 
     def _factory_may_make_float(self, call: ast.Call, name: str) -> bool:
         """Mirror TL302's ``_call_source`` on ``torch.tensor``/``as_tensor``/``asarray``/``from_numpy`` and the shaped
@@ -663,16 +708,24 @@ class Features:
         """A function of the module named ``range`` or ``enumerate``: its loop targets are not counters."""
         return not {"range", "enumerate"}.isdisjoint(self._names)
 
-    def _count_counter(self, target: ast.AST, iterable: ast.AST) -> None:
-        """Mirror TL302's ``_iterated_source``: ``range(...)`` yields no float tensor, nor does ``enumerate``'s count."""
-        if not isinstance(iterable, ast.Call) or not isinstance(iterable.func, ast.Name):
-            return
-        if iterable.func.id == "enumerate" and isinstance(target, ast.Tuple) and target.elts:
-            target = target.elts[0]
-        elif iterable.func.id != "range":
-            return
-        if isinstance(target, ast.Name):
-            self._counters[target.id] = self._counters.get(target.id, 0) + 1
+    def _comprehension_scope(self, comprehension: ast.AST) -> None:
+        """A comprehension's targets are its own (TL302 follows a name to the binding that reaches it): a read of one
+        inside is that target's, counted by ``range``/``enumerate`` or not; outside, the target is no binding at all."""
+        counters: Set[str] = set()
+        bound: Set[str] = set()
+        generators = comprehension.generators  # type: ignore[attr-defined]
+        for generator in generators:
+            names = list(target_names(generator.target))
+            for name in names:
+                self._comprehension_targets[name] = self._comprehension_targets.get(name, 0) + 1
+            bound.update(names)
+            counter = _counter_name(generator.target, generator.iter)
+            counters.update([counter] if counter else [])
+        # all but the first iterable, which is evaluated around the comprehension
+        inside = [*_children(comprehension), *(g.iter for g in generators[1:]), *(c for g in generators for c in g.ifs)]
+        for node in (node for part in inside if not isinstance(part, ast.comprehension) for node in ast.walk(part)):
+            if type(node) is ast.Name and node.id in bound and type(node.ctx) is ast.Load:  # type: ignore[attr-defined]
+                self._comprehension_reads[id(node)] = node.id in counters  # type: ignore[attr-defined]
 
     def _dtype_name(self, node: ast.AST) -> str:
         """``float16`` for ``torch.float16``, for ``"float16"`` and for a name an import binds to ``float16``."""
@@ -681,11 +734,25 @@ class Features:
         name = last_name(node)
         return self._aliases.get(name, name) if isinstance(node, ast.Name) else name
 
-    def _uncalled_parameters(self, name: str) -> int:
-        """How many bindings of ``name`` are parameters of functions the module never calls by their name (TL302's
-        ``_parameter_source`` follows a parameter only to the calls ``Names.calls_of`` finds: a ``forward`` runs
-        as ``model(x)``, which it does not follow; a class's ``__init__``/``__call__`` may run under any name)."""
-        return sum(1 for f in self._parameter_of.get(name, ()) if f not in self._called and f not in ("__init__", "__call__"))
+    def _parameters_given_no_float(self, name: str) -> int:
+        """How many bindings of ``name`` are parameters TL302's ``_parameter_source`` follows to no float tensor: of a
+        function the module never calls by its name (``Names.calls_of`` finds no call: a ``forward`` runs as
+        ``model(x)``), or whose every argument the module's calls may pass for it is no float tensor. A class's
+        ``__init__``/``__call__`` may run under any name: never counted. A parameter met again while its arguments
+        are read (``def f(x): return f(x)``) counts as none."""
+        following = ("parameters", name)
+        if following in self._following:
+            return 0
+        self._following.add(following)
+        try:
+            return sum(
+                1
+                for key, function in self.values.parameters_named(name)
+                if function not in ("__init__", "__call__")
+                and (function not in self._called or not any(self._may_be_float(v) for v, _ in self.values.passed(key)))
+            )
+        finally:
+            self._following.discard(following)
 
     def _all_bindings(self, question: str, name: str, holds, dead_ends: int = 0) -> bool:
         """Every binding of ``name`` in the module is ``name = value`` with ``holds(value)``, or one of ``dead_ends``
@@ -723,6 +790,7 @@ class Features:
         self.accumulates_per_step = any(
             in_step(place)
             and not self._dies_with_its_call(place, storage, training_loops)
+            and not self._starts_afresh_each_iteration(place, storage)
             and self.values.may_carry_graph(value, _scope(place.functions))
             for place, value, storage in self._accumulations
         )
@@ -738,6 +806,7 @@ class Features:
         self.evaluates = any(self._may_evaluate(*loop) for loop in self._loops_for_eval)
         called = self._called | {self._aliases[name] for name in self._called & self._aliases.keys()}
         self.calls_dataloader = "DataLoader" in called
+        self.loads_moved_data = self.calls_dataloader and self._loader_may_hold_a_move()
         self.pins = self._pins_whatever_value or any(map(self.values.may_be_true, self._pin_values))
         callees = [func for func, line in self._kwargs_callees if not self._names_code(func, line)]
         self.calls_with_kwargs = bool(callees)
@@ -750,9 +819,58 @@ class Features:
         self.reads_whole_file = not called.isdisjoint(_FILE_READERS)
         # TL103's data set: a whole-file read that some move outside loops and per-item code may hold
         # (any call there may be a move where a CUDA tensor type is named: `T = torch.cuda.FloatTensor; T(np.load(p))`)
-        moves = [c for c in self._whole_calls if self._names_cuda_tensor_type or _may_move(c, last_name(c.func))]
-        self.moves_a_read_value = self.reads_whole_file and any(self.values.may_hold(m, self._reads_a_file) for m in moves)
+        moves = [(c, scope) for c, scope in self._whole_calls if self._names_cuda_tensor_type or self._moves(c)]
+        self.moves_a_read_value = self.reads_whole_file and any(self.values.may_hold(m, s, self._reads_a_file) for m, s in moves)
         self.builds_tf_pipeline = not called.isdisjoint(_TF_PIPELINES)
+
+    def _loader_may_hold_a_move(self) -> bool:
+        """TL101's and TL102's question, as the placement's ``loader_batches`` asks it but wider: may some DataLoader's
+        data set or collate function hold a move? Followed through ``ModuleValues.may_hold``; a class or def holds
+        one wherever in its body the move is (``__init__`` storing moved tensors, ``__getitem__`` returning them, a
+        collate factory's inner function), and so do its subclasses. A ``*``/``**`` argument may pass anything."""
+        if self._names_cuda_tensor_type:
+            return True
+        definitions: Set[str] = set()
+        for call, functions in self._move_calls:
+            if self._moves(call):
+                definitions.update(self._names[f] for f in functions)
+                definitions.update(filter(None, (self._function_classes[f] for f in functions)))
+        grown = True
+        while grown:
+            grown = False
+            for name, bases in self._class_bases.items():
+                if name not in definitions and not bases.isdisjoint(definitions):
+                    definitions.add(name)
+                    grown = True
+        moving_class = not definitions.isdisjoint(self._class_names)
+        loader_names = ["DataLoader", *(alias for alias, name in self._aliases.items() if name == "DataLoader")]
+        for call, scope in (found for name in loader_names for found in self.values.scoped_calls_named(name)):
+            if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+                return True
+            given = [*call.args[:1], *call.args[6:7], *(k.value for k in call.keywords if k.arg in ("dataset", "collate_fn"))]
+            if moving_class and any(isinstance(v, ast.Name) and v.id == "self" for v in given):
+                return True  # a Dataset class's own loader
+            if any(self.values.may_hold(v, scope, self._moves, frozenset(definitions)) for v in given):
+                return True
+        return False
+
+    def _moves(self, call: ast.Call) -> bool:
+        """A call the placement's ``move`` may take for a move to an accelerator (``_may_move``), once the walk has seen
+        every import and binding: a tensor type called is ``torch.cuda``'s (``torch.cuda.FloatTensor``, or through a
+        name imported from a ``cuda`` module), not ``transforms.ToTensor``; a ``.to(x)`` whose every binding of ``x``
+        is a dotted ``torch.`` name (``weight_dtype = torch.float16``) converts and moves nothing."""
+        if not _may_move(call, last_name(call.func)):
+            return False
+        func = call.func
+        if any(keyword.arg == "device" for keyword in call.keywords):
+            return True
+        cuda_imported = not self._cuda_imports.isdisjoint({root_name(func), "*"})
+        if isinstance(func, ast.Name):  # a tensor type by name: imported from `torch.cuda` (an alias of one is `_names_cuda_tensor_type`)
+            return cuda_imported
+        if func.attr != "to":  # type: ignore[attr-defined]
+            return func.attr == "cuda" or _dotted(func.value).endswith("cuda") or cuda_imported  # type: ignore[attr-defined]
+        first = call.args[0]
+        return not (isinstance(first, ast.Name) and self._all_bindings("dtype", first.id, lambda v: _dotted(v).startswith("torch.")))
 
     def _reads_a_file(self, call: ast.Call) -> bool:
         """A reader TL103 starts from, by its last name (an import alias counts as the name it binds)."""
@@ -890,6 +1008,17 @@ class Features:
         )
 
 
+def _counter_name(target: ast.AST, iterable: ast.AST) -> Optional[str]:
+    """Mirror TL302's ``_iterated_source``: the name ``range(...)`` binds, or ``enumerate``'s count (no float tensor)."""
+    if not isinstance(iterable, ast.Call) or not isinstance(iterable.func, ast.Name):
+        return None
+    if iterable.func.id == "enumerate" and isinstance(target, ast.Tuple) and target.elts:
+        target = target.elts[0]
+    elif iterable.func.id != "range":
+        return None
+    return target.id if isinstance(target, ast.Name) else None
+
+
 def _scope(functions: Tuple[int, ...]) -> int:
     """The scope code runs in: its innermost function, else the module."""
     return functions[-1] if functions else MODULE
@@ -998,11 +1127,25 @@ def _names_held_out_data(iterable: ast.AST) -> bool:
 
 
 def _may_move(call: ast.Call, name: str) -> bool:
-    """What TL101-TL103 may take for a move to an accelerator: ``x.to(...)``, ``x.cuda()``, a ``device=``,
-    a tensor type called (``torch.cuda.FloatTensor(...)``, or ``Tensor(...)`` after ``Tensor = torch.cuda.FloatTensor``)."""
-    if name.endswith("Tensor") or (isinstance(call.func, ast.Attribute) and name in ("to", "cuda")):
+    """What TL101-TL103 may take for a move to an accelerator: ``x.to(...)`` given a device (``device=``, or a first
+    argument that may be one: not ``torch.float16``, not a constant other than a string, as the placement's
+    ``to_device`` reads it), ``x.cuda()``, a ``device=``, a tensor type called (``torch.cuda.FloatTensor(...)``, or
+    ``Tensor(...)`` after ``Tensor = torch.cuda.FloatTensor``). ``.to(memory_format=...)`` and ``.to(dtype)`` move nothing."""
+    keywords = call.keywords
+    if any(keyword.arg == "device" for keyword in keywords):
         return True
-    return any(keyword.arg == "device" for keyword in call.keywords)
+    if name.endswith("Tensor"):
+        return True
+    if not isinstance(call.func, ast.Attribute):
+        return False
+    if name == "cuda":
+        return True
+    if name != "to" or not call.args:
+        return False
+    first = call.args[0]
+    if isinstance(first, ast.Constant):
+        return isinstance(first.value, str)
+    return not _dotted(first).startswith("torch.")
 
 
 def _splits_a_name(call: ast.Call) -> bool:

@@ -24,7 +24,7 @@ through the ``record_*`` methods; the questions are asked once the walk is done.
 from __future__ import annotations
 
 import ast
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 
 from trainlint.step_words import (
     CASTS,
@@ -37,6 +37,8 @@ from trainlint.step_words import (
 )
 
 MODULE = -1  # the module's scope; a function's scope is its id in the walk
+ATTRIBUTE = -2  # `(ATTRIBUTE, x)`: what `<anything>.x` is assigned, in `ModuleValues.may_hold`
+FUNCTION = -3  # `(FUNCTION, f)`: what a function named `f` returns (or the def or class named `f` itself)
 _Key = Tuple[int, str]  # (scope, name)
 _Valued = Tuple[ast.AST, int]  # an expression and the scope it is evaluated in
 _CONTAINERS = (ast.Tuple, ast.List, ast.Set)
@@ -82,14 +84,15 @@ class ModuleValues:
         self._fills: Dict[str, List[_Valued]] = {}  # `name[k] = v`, `name.append(v)`: what is put into a name
         self._shared: Set[str] = set()  # names some function declares `global` or `nonlocal`
         self._returns: Dict[int, List[ast.AST]] = {}  # function id -> its returned and yielded values
-        self._contexts: Dict[str, List[ast.AST]] = {}  # `with v as name`: the context managers, by name
-        self._defaults: Dict[str, List[ast.AST]] = {}  # a parameter's default values, by name
+        self._contexts: Dict[_Key, List[_Valued]] = {}  # `with v as name`: the context managers
+        self._defaults: Dict[_Key, List[_Valued]] = {}  # a parameter's default values (evaluated around its def)
         self._functions: Dict[str, List[int]] = {}  # def name -> function ids
         self._methods: List[bool] = []  # function id -> defined directly in a class body
         self._function_names: List[str] = []  # function id -> its name
         self._classes: Set[str] = set()
         self._variables: Set[str] = set()  # last names bound other than by import, def or class (`x = `, `self.x = `, params)
         self._attribute_values: Dict[str, List[ast.AST]] = {}  # `<...>.x = v` and `x = v`, by last name: for may_be_true
+        self._stored: Dict[str, List[_Valued]] = {}  # `<...>.x = v`, by the attribute's name
         self._criteria: Set[str] = set()  # last names of targets assigned a `...Loss(...)`
         self._backpropagated: Set[str] = set()  # names read in a backward call: the analysis marks them
         self._chosen_options: Set[str] = set()  # destinations of options with `choices=` ("*": one not known)
@@ -97,7 +100,7 @@ class ModuleValues:
         self._following: Set[Tuple[str, int, str]] = set()
         self._known: Dict[Tuple[str, int, str], bool] = {}
         self._cuts = 0  # cycles cut so far: a "no" found across a cut is not memoised
-        self._holder_memo: Dict[Callable[[ast.Call], bool], Tuple[Set[str], Set[str]]] = {}
+        self._holder_memo: Dict[Tuple[Callable[[ast.Call], bool], FrozenSet[str]], Set[_Key]] = {}
 
     # ----- recording, during the walk ------------------------------------------------------
 
@@ -123,7 +126,7 @@ class ModuleValues:
     def record_context(self, name: str, manager: ast.AST, scope: int) -> None:
         """``with manager as name``: bound, holding what the manager's ``__enter__`` gives (TL103 reads it as the manager)."""
         self._bound.add((scope, name))
-        self._contexts.setdefault(name, []).append(manager)
+        self._contexts.setdefault((scope, name), []).append((manager, scope))
 
     def record_opaque(self, name: str, scope: int) -> None:
         self._bound.add((scope, name))
@@ -144,7 +147,7 @@ class ModuleValues:
         defaulted = [*zip(positional[len(positional) - len(arguments.defaults) :], arguments.defaults)]
         for argument, default in [*defaulted, *zip(arguments.kwonlyargs, arguments.kw_defaults)]:
             if default is not None:
-                self._defaults.setdefault(argument.arg, []).append(default)
+                self._defaults.setdefault((function, argument.arg), []).append((default, self.parents[function]))
         for argument in (arguments.vararg, arguments.kwarg, *positional[: 1 if self._methods[function] else 0]):
             if argument is not None:
                 self.record_opaque(argument.arg, function)
@@ -173,6 +176,8 @@ class ModuleValues:
                 self._variables.add(name)
             if isinstance(target, (ast.Subscript, ast.Attribute)):
                 self._variables.add(last_name(target))
+                if isinstance(target, ast.Attribute):
+                    self._stored.setdefault(target.attr, []).append((value, scope))
                 if isinstance(target, ast.Subscript):
                     self._fills.setdefault(root_name(target), []).append((value, scope))
             for name in names if isinstance(target, ast.Name) else [last_name(target)] if isinstance(target, ast.Attribute) else []:
@@ -280,17 +285,27 @@ class ModuleValues:
         return any(self._iteration_carries(v, s) for v, s in self._iterated.get(key, ()))
 
     def _passed_values_carry(self, key: _Key) -> bool:
-        """Mirror ``_parameter_kind``: what the module's calls of the function pass for the parameter, wider (every
-        call by the function's name, a method's argument at either offset, any ``*``/``**`` argument)."""
+        """Mirror ``_parameter_kind``: what the module's calls of the function pass for the parameter, wider."""
+        return any(self._carries(v, scope) for v, scope in self.passed(key))
+
+    def parameters_named(self, name: str) -> List[Tuple[_Key, str]]:
+        """Each parameter called ``name`` (by its key), with the name of the function declaring it."""
+        return [(key, self._function_names[key[0]]) for key in self._parameters if key[1] == name]
+
+    def passed(self, key: _Key) -> Iterator[_Valued]:
+        """What the module's calls of a parameter's function pass for it, with the scope of each call: every call by
+        the function's name, a method's argument at either offset (``self.f(x)`` or ``C.f(obj, x)``), any
+        ``*``/``**`` argument."""
         function, name = key
         position = self._parameters[key]
         positions = set() if position is None else {position, position - 1} if self._methods[function] else {position}
         for call, scope in self._calls.get(self._function_names[function], ()):
-            passed = [k.value for k in call.keywords if k.arg in (name, None)]
-            passed += [a.value if isinstance(a, ast.Starred) else a for i, a in enumerate(call.args) if i in positions or isinstance(a, ast.Starred)]
-            if any(self._carries(v, scope) for v in passed):
-                return True
-        return False
+            yield from ((k.value, scope) for k in call.keywords if k.arg in (name, None))
+            for index, argument in enumerate(call.args):
+                if isinstance(argument, ast.Starred):
+                    yield argument.value, scope
+                elif index in positions:
+                    yield argument, scope
 
     def _iteration_carries(self, iterable: ast.AST, scope: int) -> bool:
         """Mirror ``_iterated_kind``: a display's elements, ``enumerate``/``zip`` arguments, ``x.values()``/``x.items()``
@@ -366,40 +381,74 @@ class ModuleValues:
 
     # ----- may this value hold what a source made? --------------------------------------------
 
-    def may_hold(self, value: ast.AST, is_source: Callable[[ast.Call], bool]) -> bool:
-        """False only where no name or call in ``value`` can hold what an ``is_source`` call made, followed as
-        TL103's ``_whole_read`` follows it but wider: every subexpression, every binding of a name in any scope
-        (assigned, augmented, a ``with`` manager, a parameter's default) and every same-module function of a
-        callee's last name (what it returns)."""
-        names, functions = self._holders(is_source)
-        for node in ast.walk(value):
-            if isinstance(node, ast.Name) and node.id in names:
-                return True
-            if isinstance(node, ast.Call) and (is_source(node) or last_name(node.func) in functions):
-                return True
-        return False
+    def may_hold(self, value: ast.AST, scope: int, is_source: Callable[[ast.Call], bool], definitions: FrozenSet[str] = frozenset()) -> bool:
+        """False only where nothing in ``value`` (read in ``scope``) can hold what an ``is_source`` call made, followed
+        as TL103's ``_whole_read`` and the placement's ``trace`` follow it but wider: every subexpression; every
+        binding a name may see (assigned, augmented, iterated, a ``with`` manager, a parameter's default, what the
+        module's calls of its function pass, ``name[k] = v``, ``name.append(v)``); an attribute by its name, whatever
+        it is stored on; every same-module function of a callee's last name (what it returns); and ``definitions``,
+        the defs and classes that hold a source wherever it is in their body (a ``__getitem__``'s move holds for its
+        class)."""
+        holders = self._holders(is_source, definitions)
+        reads, source = self._scoped_reads(value, scope, is_source)
+        return source or not holders.isdisjoint(reads)
 
-    def _holders(self, is_source: Callable[[ast.Call], bool]) -> Tuple[Set[str], Set[str]]:
-        """The names and function names that may hold a source's value: a fixpoint over every binding."""
-        found = self._holder_memo.get(is_source)
+    def _holders(self, is_source: Callable[[ast.Call], bool], definitions: FrozenSet[str]) -> Set[_Key]:
+        """What may hold a source's value: ``(scope, name)`` bindings, ``(ATTRIBUTE, name)`` and ``(FUNCTION, name)``
+        (what a function of that name returns, or the def or class itself), spread from the sources along the reads
+        of every binding."""
+        memo_key = (is_source, definitions)
+        found = self._holder_memo.get(memo_key)
         if found is not None:
             return found
-        bound = [(key[1], value) for key, values in self._values.items() for value, _ in values]
-        bound += [(name, value) for named in (self._contexts, self._defaults) for name, values in named.items() for value in values]
-        edges = [(False, name, *_reads(value, is_source)) for name, value in bound]
-        edges += [(True, self._function_names[f], *_reads(v, is_source)) for f, values in self._returns.items() for v in values]
-        names: Set[str] = set()
-        functions: Set[str] = set()
-        changed = True
-        while changed:
-            changed = False
-            for is_function, name, reads, callees, source in edges:
-                kept = functions if is_function else names
-                if name not in kept and (source or not reads.isdisjoint(names) or not callees.isdisjoint(functions)):
-                    kept.add(name)
-                    changed = True
-        found = self._holder_memo[is_source] = (names, functions)
-        return found
+        readers: Dict[_Key, List[_Key]] = {}
+        holders: Set[_Key] = {(FUNCTION, name) for name in definitions}
+        for target, value, scope in self._bound_values():
+            reads, source = self._scoped_reads(value, scope, is_source)
+            if source:
+                holders.add(target)
+            for read in reads:
+                readers.setdefault(read, []).append(target)
+        pending = list(holders)
+        while pending:
+            for target in readers.get(pending.pop(), ()):
+                if target not in holders:
+                    holders.add(target)
+                    pending.append(target)
+        self._holder_memo[memo_key] = holders
+        return holders
+
+    def _bound_values(self) -> Iterator[Tuple[_Key, ast.AST, int]]:
+        """Every (what is bound, its value, the scope the value is read in)."""
+        for named in (self._values, self._iterated, self._contexts, self._defaults):
+            for key, values in named.items():
+                yield from ((key, value, scope) for value, scope in values)
+        for name, values in self._fills.items():
+            for value, scope in values:
+                yield from ((key, value, scope) for key in self._seen_bindings(name, scope))
+        for name, values in self._stored.items():
+            yield from (((ATTRIBUTE, name), value, scope) for value, scope in values)
+        for key in self._parameters:
+            yield from ((key, value, scope) for value, scope in self.passed(key))
+        for function, values in self._returns.items():
+            yield from (((FUNCTION, self._function_names[function]), value, function) for value in values)
+
+    def _scoped_reads(self, value: ast.AST, scope: int, is_source: Callable[[ast.Call], bool]) -> Tuple[Set[_Key], bool]:
+        """What ``value`` read in ``scope`` reads (the bindings of its names, a def or class a name may refer to, its
+        attributes by name, as stored or as methods, its callees by last name), and whether it calls a source."""
+        reads: Set[_Key] = set()
+        source = False
+        for node in ast.walk(value):
+            kind = type(node)
+            if kind is ast.Name:
+                reads.update(self._seen_bindings(node.id, scope))  # type: ignore[attr-defined]
+                reads.add((FUNCTION, node.id))  # type: ignore[attr-defined]
+            elif kind is ast.Attribute:  # what is stored under its name, or a bound method (`self._collate`)
+                reads.update(((ATTRIBUTE, node.attr), (FUNCTION, node.attr)))  # type: ignore[attr-defined]
+            elif kind is ast.Call:
+                reads.add((FUNCTION, last_name(node.func)))  # type: ignore[attr-defined]
+                source = source or is_source(node)  # type: ignore[arg-type]
+        return reads, source
 
     # ----- may this switch be provably on? ---------------------------------------------------
 
@@ -426,17 +475,3 @@ class ModuleValues:
             following = following | {name}
             return any(self._true(v, following) for v in self._attribute_values.get(name, ()))
         return False
-
-
-def _reads(value: ast.AST, is_source: Callable[[ast.Call], bool]) -> Tuple[Set[str], Set[str], bool]:
-    """The names ``value`` reads, the last names it calls, and whether it calls a source."""
-    reads: Set[str] = set()
-    callees: Set[str] = set()
-    source = False
-    for node in ast.walk(value):
-        if isinstance(node, ast.Name):
-            reads.add(node.id)
-        elif isinstance(node, ast.Call):
-            callees.add(last_name(node.func))
-            source = source or is_source(node)
-    return reads, callees, source
