@@ -181,6 +181,18 @@ def test_a_notebook_in_another_language_has_no_code() -> None:
     assert Notebook.parse(notebook("x <- c(1, 2)", language="R")).code == ""
 
 
+@pytest.mark.parametrize("language, kept", [("shellscript", False), ("plaintext", False), ("python", True), (None, True)])
+def test_a_cell_vs_code_marks_as_another_language_is_not_python(language: Optional[str], kept: bool) -> None:
+    """thuml/Time-Series-Library's tutorial: `pip install ...` and pasted logs in code cells marked `shellscript`
+    and `plaintext` were reported as syntax errors (precision round 6)."""
+    document = json.loads(notebook("import torch", "pip install -r requirements.txt"))
+    if language is not None:
+        document["cells"][1]["metadata"] = {"vscode": {"languageId": language}}
+    parsed = Notebook.parse(json.dumps(document))
+    assert [cell.number for cell in parsed.cells] == ([1, 2] if kept else [1])
+    assert bool(parsed.syntax_errors("t.ipynb")) is kept
+
+
 # --- writing fixes back -----------------------------------------------------------------------
 
 

@@ -7,6 +7,7 @@ silent anyway.
 
 from __future__ import annotations
 
+import ast
 import textwrap
 from typing import List
 
@@ -97,3 +98,28 @@ def test_a_slice_loop_gives_the_batch_rows_and_a_dtype_keyword_gives_the_element
         """
     )
     assert "(one batch is 128x1x28x28 float16 values, 196.0 KiB;" in finding.message
+
+
+KERAS_WITHOUT_TF = """
+import numpy as np
+from tensorflow import keras
+
+x = np.load("images.npy")
+y = np.load("labels.npy")
+model = keras.Sequential([keras.layers.Dense(10)])
+model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+model.fit(x, y, batch_size=64, epochs=2)
+"""
+
+
+def test_the_keras_fit_fix_imports_tensorflow_where_the_module_binds_no_name_to_it() -> None:
+    """udacity's transfer-learning notebook (precision round 6): the fix wrote `tf.device(...)` and `tf.data` into a
+    module that never imports tensorflow, so the fixed cell raised NameError."""
+    assert [d.code for d in findings(KERAS_WITHOUT_TF)] == ["TL103"]
+    fixed = fix_source(KERAS_WITHOUT_TF, "t.py", SETTINGS, unsafe_fixes=True).text
+    assert "import tensorflow\n" in fixed and "tensorflow.data.Dataset.from_tensor_slices((x, y))" in fixed
+    compile(fixed, "t.py", "exec")
+    names = {node.id for node in ast.walk(ast.parse(fixed)) if isinstance(node, ast.Name)}
+    assert "tf" not in names  # no name the module leaves unbound
+    with_tf = "import tensorflow as tf\n" + KERAS_WITHOUT_TF
+    assert "tf.data.Dataset.from_tensor_slices((x, y))" in fix_source(with_tf, "t.py", SETTINGS, unsafe_fixes=True).text

@@ -53,6 +53,32 @@ def test_pinning_through_kwargs_and_names_is_read(options: str) -> None:
     assert [code for _, code in findings(options + "loader = DataLoader(range(64), **kwargs)\n")] == ["TL104"]
 
 
+WRAPPER = """
+class InfiniteDataLoader:
+    def __init__(self, dataset, batch_size=4, **kwargs):
+        self.loader = DataLoader(dataset, batch_size=batch_size, {inner})
+
+loader = InfiniteDataLoader(range(64), batch_size=8, {outer})
+"""
+
+
+@pytest.mark.parametrize(
+    "inner, outer, reported",
+    [
+        ("**kwargs", "pin_memory=True", True),  # karpathy/makemore: the wrapper hands its keywords to the DataLoader
+        ("**kwargs", "num_workers=2", False),
+        ("**kwargs", "pin_memory=torch.cuda.is_available()", False),
+        ("pin_memory=False", "pin_memory=True", False),  # taken by **kwargs nowhere: the wrapper's own business
+        ("**options", "pin_memory=True", False),  # not the wrapper's **kwargs
+    ],
+)
+def test_pinning_handed_to_a_loader_through_a_wrapper_is_read(inner: str, outer: str, reported: bool) -> None:
+    code = WRAPPER.format(inner=inner, outer=outer)
+    assert findings(code) == ([(8, "TL104")] if reported else [])
+    if reported:  # the fix edits the keyword where it is written, at the wrapper's call
+        assert fixed(code).endswith('InfiniteDataLoader(range(64), batch_size=8, pin_memory=device == "cuda")\n')
+
+
 def test_a_loader_is_reported_only_where_the_module_selects_the_cpu_or_mps() -> None:
     runtime_device_only = "import torch\nfrom torch.utils.data import DataLoader\n"
     code = "def make(device):\n    loader = DataLoader(range(8), pin_memory=True)\n    return torch.empty(8, pin_memory=True)\n"

@@ -9,7 +9,8 @@ of a module named after the escape (``import _ipython_escape_3``): a statement
 wherever the escape stood, and one that the fixes see as part of a cell's
 import block, so an import or helper a fix adds lands with the imports rather
 than above the first ``!pip install``. A cell run by another
-interpreter (``%%bash``, ``%%writefile``...) is left out.
+interpreter (``%%bash``, ``%%writefile``...), or one VS Code marks as another
+language, is left out.
 
 Fixes are made on that module, then its lines are handed back to the cells
 they came from (a fix never moves a line into another cell: new lines join the
@@ -117,7 +118,7 @@ class Notebook:
                 source = "".join(source)
             if not isinstance(source, str):
                 raise NotebookError(f"Cell {index + 1}: `source` must be a string or a list of strings")
-            if not _runs_elsewhere(source):
+            if not _runs_elsewhere(source) and _cell_is_python(cell):
                 sources.append((index + 1, source))
         token = _unused_token("".join(source for _, source in sources))
         counter = iter(range(1 << 30))
@@ -244,6 +245,15 @@ def _is_python(document: dict) -> bool:
     info = metadata.get("language_info") if isinstance(metadata, dict) else None
     name = info.get("name") if isinstance(info, dict) else None
     return not isinstance(name, str) or name.lower() in ("python", "python3", "ipython", "ipython3")
+
+
+def _cell_is_python(cell: dict) -> bool:
+    """A code cell that VS Code marks as another language (``"vscode": {"languageId": "shellscript"}``: a
+    ``pip install`` line, a pasted log) is not Python, whatever the notebook's kernel."""
+    metadata = cell.get("metadata")
+    editor = metadata.get("vscode") if isinstance(metadata, dict) else None
+    language = editor.get("languageId") if isinstance(editor, dict) else None
+    return not isinstance(language, str) or language.lower() == "python"
 
 
 def _runs_elsewhere(source: str) -> bool:

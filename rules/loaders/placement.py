@@ -44,7 +44,7 @@ from trainlint.analysis.imports import dotted
 from trainlint.analysis.names import (
     ASSIGN, AUGMENTED, COMPREHENSION, COMPREHENSIONS, DEF, FOR, PARAMETER, WITH, Binding, Names, passed_argument,
 )  # fmt: skip
-from trainlint.analysis.steps import LoaderLoop, TrainingLoops
+from trainlint.analysis.steps import LoaderLoop, TrainingLoops, enclosing_function
 from trainlint.analysis.values import Values, string_value
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix
@@ -347,6 +347,36 @@ class DevicePlacement:
                     values[LOADER_PARAMETERS[position]] = arg.value
                 position += 1
         return LoaderArguments(call, values)
+
+    def forwarded_loader_arguments(self, call: cst.Call) -> Optional[LoaderArguments]:
+        """``InfiniteDataLoader(ds, pin_memory=True)``, where the same-module function or class that ``call`` runs
+        hands its ``**kwargs`` to a ``DataLoader(...)``: that loader's arguments as ``call`` gives them (its keywords
+        that the wrapper does not name itself; its positional arguments are the wrapper's own), with ``call`` as the
+        loader's call (karpathy/makemore's ``InfiniteDataLoader``, precision round 6)."""
+        if not self._forwarding_loaders:
+            return None
+        for function in self.scopes.callees(call):
+            for loader in self._forwarding_loaders.get(function, ()):
+                named = {p.name.value for p in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)}
+                given = {a.keyword.value: a.value for a in call.args if a.keyword is not None and a.keyword.value not in named}
+                return LoaderArguments(call, {**loader.values, **given})
+        return None
+
+    @functools.cached_property
+    def _forwarding_loaders(self) -> Dict[cst.FunctionDef, List[LoaderArguments]]:
+        """The DataLoader calls that pass on the ``**kwargs`` parameter of the function around them, by function."""
+        found: Dict[cst.FunctionDef, List[LoaderArguments]] = {}
+        if not self._mentions_loader:
+            return found
+        for call in self.facts.nodes(cst.Call):
+            passed = [a.value.value for a in call.args if a.star == "**" and isinstance(a.value, cst.Name)]  # type: ignore[attr-defined]
+            function = enclosing_function(self.facts, call) if passed else None
+            keywords = function.params.star_kwarg if function is not None else None
+            if isinstance(keywords, cst.Param) and keywords.name.value in passed:
+                arguments = self.loader_arguments(call)  # type: ignore[arg-type]
+                if arguments is not None:
+                    found.setdefault(function, []).append(arguments)  # type: ignore[arg-type]
+        return found
 
     def _keyword_dict(self, expr: cst.BaseExpression, depth: int) -> Optional[Dict[str, cst.BaseExpression]]:
         """The string-keyed content of a dict expression: a display, ``dict(...)``, or a name bound to one."""

@@ -12,7 +12,7 @@ from trainlint.analysis.names import WITH, Binding, Names, passed_argument
 from trainlint.analysis.values import Values, string_value
 from trainlint.analysis.walk import walk
 from trainlint.diagnostics import Applicability
-from trainlint.rule import CstFix, Rule
+from trainlint.rule import CstFix, Import, Rule
 from trainlint.rules.loaders.placement import CpuDatasetFix, DeviceBatches, DevicePlacement, Move
 
 # Calls that read a whole file into memory (NumPy, torch, pandas); h5py reads are ``dataset[:]``/``[()]``.
@@ -405,7 +405,7 @@ class DatasetOnAccelerator(Rule):
         statement = self._statement_of(call)
         if statement is None:
             return None
-        tf = self.facts.imports.local_name_for_module("tensorflow") or "tf"
+        tf, imports = self._tensorflow()
         wrapped = cst.With(
             items=[cst.WithItem(item=cst.parse_expression(f'{tf}.device("/CPU:0")'))],
             body=cst.IndentedBlock(body=[statement.with_changes(leading_lines=[])]),
@@ -416,7 +416,13 @@ class DatasetOnAccelerator(Rule):
             mapped = load.with_changes(args=[*load.args[:-1], load.args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), cst.Arg(cst.SimpleString('"r"'), keyword=cst.Name("mmap_mode"), equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))])
             replacements[load] = mapped
         message = 'Build the input pipeline under `with tf.device("/CPU:0"):` so that only batches reach the GPU'
-        return CstFix(message, Applicability.SAFE, replacements)
+        return CstFix(message, Applicability.SAFE, replacements, imports=imports)
+
+    def _tensorflow(self) -> Tuple[str, Tuple[Import, ...]]:
+        """The name the module binds ``tensorflow`` to, or ``tensorflow`` with the import the fix then adds (a module
+        that uses standalone ``keras`` or ``from tensorflow import keras`` may bind no ``tf``)."""
+        bound = self.facts.imports.local_name_for_module("tensorflow")
+        return (bound, ()) if bound is not None else ("tensorflow", (Import("tensorflow"),))
 
     def _mappable_loads(self, pipeline: cst.Call) -> List[cst.Call]:
         """The ``np.load`` calls feeding ``pipeline`` that can open their file memory-mapped instead: no
@@ -462,7 +468,7 @@ class DatasetOnAccelerator(Rule):
         if any(a.keyword is not None and a.keyword.value in FIT_BLOCKERS for a in call.args):
             return None
         data_args = positional + [a for a in call.args if a.keyword is not None and a.keyword.value in FIT_DATA_ARGUMENTS]
-        tf = self.facts.imports.local_name_for_module("tensorflow") or "tf"
+        tf, imports = self._tensorflow()
         code = self.facts.code
         batch = passed_argument(call, "batch_size", None)
         shuffle = passed_argument(call, "shuffle", None)
@@ -478,6 +484,7 @@ class DatasetOnAccelerator(Rule):
             "Build a `tf.data` pipeline of the arrays on the CPU and fit on it (unsafe: shuffling and the last batch may differ)",
             Applicability.UNSAFE,
             {statement: cst.FlattenSentinel([build, statement.deep_replace(call, new_call)])},
+            imports=imports,
         )
 
     def _statement_of(self, call: cst.Call) -> Optional[cst.SimpleStatementLine]:

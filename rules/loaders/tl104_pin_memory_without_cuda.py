@@ -70,7 +70,8 @@ class PinMemoryWithoutCuda(Rule):
     runs some code only where CUDA is (`if use_cuda: x = x.cuda()`) and goes
     on without it, all without pinning itself to CUDA (as
     `trainlint.analysis.devices` decides for every rule). A `DataLoader(pin_memory=True)` (also through a
-    `**kwargs` dict) only warns off CUDA: it is reported only where the
+    `**kwargs` dict, or given to a same-module wrapper that hands its
+    `**kwargs` to a DataLoader, `InfiniteDataLoader(ds, pin_memory=True)`) only warns off CUDA: it is reported only where the
     module selects MPS or the CPU (`"cuda" if torch.cuda.is_available() else
     "cpu"`, `"mps"`, `def main(device="cpu")`, a `--device` option naming
     them). `pin_memory=` counts when it is `True`, directly or through a name.
@@ -166,7 +167,7 @@ class PinMemoryWithoutCuda(Rule):
         if isinstance(func, cst.Attribute) and func.attr.value == "pin_memory" and not node.args:
             self._check_pin_method(node)
             return
-        loader = self._placement.loader_arguments(node)
+        loader = self._placement.loader_arguments(node) or self._placement.forwarded_loader_arguments(node)
         if loader is not None:
             self._check_loader(loader)
             return
