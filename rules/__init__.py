@@ -94,10 +94,20 @@ _FLOAT_TENSOR = (
     re.compile(r"\.to\([^)]*(?:float|double|half)"),
     re.compile(r"\.type\([^)]*(?:float|double|half)"),
 )
-# ...and a place that takes indices: an embedding, ``input_ids``/``labels``, an index loss. A Python list's
-# subscript is checked only in files that show one of these too: adding "= [", "list(" and "split(" had this
-# rule parse 897 of diffusers' 2,089 files instead of 648, for a sink that training scripts rarely hold alone.
-_INDEX_USE = ("mbedding", "input_ids", "labels", "cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss")
+# ...and a place that takes indices: an embedding (`nn.Embedding`, `EmbeddingBag`, `F.embedding`, or an import of
+# one: the word itself, not `time_embedding` or `TimestepEmbedding`), `input_ids`/`labels` as a keyword or a string
+# key (not `text_inputs.input_ids`, `class_labels=`), an index loss. A Python list's subscript is checked only in
+# files that show one of these too: adding "= [", "list(" and "split(" had this rule parse 897 of diffusers' 2,089
+# files instead of 648, for a sink that training scripts rarely hold alone. Each pattern leads with its literal
+# (`Embedding(?<!\wEmbedding)` is `\bEmbedding`), which keeps the engine's fast scan.
+_INDEX_USE = (
+    "cross_entropy",
+    "CrossEntropyLoss",
+    "nll_loss",
+    "NLLLoss",
+    *(re.compile(rf"{word}(?<!\w{word})") for word in ("Embedding", "embedding")),
+    *(re.compile(rf"{key}(?<!\w{key})\s*=(?!=)|[\"']{key}[\"']") for key in ("input_ids", "labels")),
+)
 
 
 RULES: Tuple[RuleEntry, ...] = (
@@ -111,7 +121,7 @@ RULES: Tuple[RuleEntry, ...] = (
         "TL102", "device-dataset-in-workers", "loaders.tl102_device_dataset_in_workers", "DeviceDatasetInWorkers",
         # as code: TL101's loader, and workers not provably absent (`num_workers=` other than 0, a
         # "num_workers" option key, six positional arguments)
-        (("num_workers", "DataLoader"),), lambda module: module.loads_moved_data and module.may_fork_workers,
+        (("num_workers", "DataLoader"),), lambda module: module.may_fork_workers and module.loads_moved_data,
     ),
     RuleEntry(
         "TL103",

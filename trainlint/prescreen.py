@@ -141,7 +141,6 @@ class Features:
         self._move_calls: List[Tuple[ast.Call, Tuple[int, ...]]] = []  # calls that may move (`_may_move`), with their functions
         self._names_cuda_tensor_type = False  # `torch.cuda.FloatTensor` named: any call may be one, through an alias
         self._walk(tree)
-        self._derive()
 
     # ----- the walk ---------------------------------------------------------------------
 
@@ -773,27 +772,38 @@ class Features:
 
     # ----- what the walk implies ----------------------------------------------------------
 
-    def _derive(self) -> None:
+    # Each question below is asked only by the conditions of the rules a file's text triggered: computed on demand.
+
+    @functools.cached_property
+    def _training_loops(self) -> Set[ast.AST]:
         training = _close(self._training_functions, self._names, self._callees)
-        backward = _close(self._backward_functions, self._names, self._callees)
-        training_loops = {loop for loop, calls in self._loop_calls.items() if loop in self._loop_trains or calls & training}
-        backward_loops = {loop for loop, calls in self._loop_calls.items() if loop in self._loop_backward or calls & backward}
+        return {loop for loop, calls in self._loop_calls.items() if loop in self._loop_trains or calls & training}
+
+    @functools.cached_property
+    def _per_step_functions(self) -> Set[str]:
         per_step = {name for name in self._names if STEP_HOOK_NAME.search(name)}
-        per_step.update(name for loop in training_loops for name in self._loop_calls[loop])
+        per_step.update(name for loop in self._training_loops for name in self._loop_calls[loop])
         if self.trains:
             per_step.update(GENERIC_HOOK_NAMES)
-        per_step = _close_over_callees(per_step, self._names, self._callees)
+        return _close_over_callees(per_step, self._names, self._callees)
 
-        def in_step(place: _Place) -> bool:
-            return any(loop in training_loops for loop in place.loops) or any(self._names[f] in per_step for f in place.functions[-1:])
+    def _in_step(self, place: _Place) -> bool:
+        training_loops = self._training_loops
+        return any(loop in training_loops for loop in place.loops) or any(self._names[f] in self._per_step_functions for f in place.functions[-1:])
 
-        self.accumulates_per_step = any(
-            in_step(place)
-            and not self._dies_with_its_call(place, storage, training_loops)
+    @functools.cached_property
+    def accumulates_per_step(self) -> bool:
+        return any(
+            self._in_step(place)
+            and not self._dies_with_its_call(place, storage, self._training_loops)
             and not self._starts_afresh_each_iteration(place, storage)
             and self.values.may_carry_graph(value, _scope(place.functions))
             for place, value, storage in self._accumulations
         )
+
+    @functools.cached_property
+    def grows_history_per_step(self) -> bool:
+        training_loops = self._training_loops
         histories = [p for name in self._history_attributes for p in self._appended_attributes.get(name, ())]
         # a local history grows in a training loop itself (TL402's `_local_growth`), not merely in per-step code
         in_training_loop = (p for p in self._local_appends if any(loop in training_loops for loop in p.loops))
@@ -801,27 +811,80 @@ class Features:
         global_appends = (place for name, place in self._appends_in_functions if name in self._module_lists)
         counted = [p for p, element in self._counted_appends if self._may_be_device_tensor(element)]
         in_training_loop = itertools.chain(in_training_loop, (p for p in counted if any(loop in training_loops for loop in p.loops)))
-        self.grows_history_per_step = any(map(in_step, histories)) or any(in_training_loop) or any(map(in_step, global_appends))
-        self.loop_may_miss_zero_grad = any(map(self._may_miss_zero_grad, backward_loops))
-        self.evaluates = any(self._may_evaluate(*loop) for loop in self._loops_for_eval)
-        called = self._called | {self._aliases[name] for name in self._called & self._aliases.keys()}
-        self.calls_dataloader = "DataLoader" in called
-        self.loads_moved_data = self.calls_dataloader and self._loader_may_hold_a_move()
-        self.pins = self._pins_whatever_value or any(map(self.values.may_be_true, self._pin_values))
-        callees = [func for func, line in self._kwargs_callees if not self._names_code(func, line)]
-        self.calls_with_kwargs = bool(callees)
-        self.calls_model_with_kwargs = any(_MODEL_LIKE.search(last_name(func)) for func in callees)
+        return any(map(self._in_step, histories)) or any(in_training_loop) or any(map(self._in_step, global_appends))
+
+    @functools.cached_property
+    def loop_may_miss_zero_grad(self) -> bool:
+        backward = _close(self._backward_functions, self._names, self._callees)
+        backward_loops = {loop for loop, calls in self._loop_calls.items() if loop in self._loop_backward or calls & backward}
+        return any(map(self._may_miss_zero_grad, backward_loops))
+
+    @functools.cached_property
+    def evaluates(self) -> bool:
+        return any(self._may_evaluate(*loop) for loop in self._loops_for_eval)
+
+    @functools.cached_property
+    def _called_names(self) -> Set[str]:
+        """The last names of every callee, and the names an import alias of each stands for."""
+        return self._called | {self._aliases[name] for name in self._called & self._aliases.keys()}
+
+    @functools.cached_property
+    def calls_dataloader(self) -> bool:
+        return "DataLoader" in self._called_names
+
+    @functools.cached_property
+    def loads_moved_data(self) -> bool:
+        return self.calls_dataloader and self._loader_may_hold_a_move()
+
+    @functools.cached_property
+    def pins(self) -> bool:
+        return self._pins_whatever_value or any(map(self.values.may_be_true, self._pin_values))
+
+    @functools.cached_property
+    def _kwargs_code_callees(self) -> List[ast.AST]:
+        return [func for func, line in self._kwargs_callees if not self._names_code(func, line)]
+
+    @functools.cached_property
+    def calls_with_kwargs(self) -> bool:
+        return bool(self._kwargs_code_callees)
+
+    @functools.cached_property
+    def calls_model_with_kwargs(self) -> bool:
+        return any(_MODEL_LIKE.search(last_name(func)) for func in self._kwargs_code_callees)
+
+    @functools.cached_property
+    def may_index_with_float(self) -> bool:
         lists = self.takes_indices and any(n in self._sequence_names and self._may_be_float(i) for n, i in self._list_subscripts)
-        self.may_index_with_float = lists or any(map(self._may_be_float, self._index_values)) or self._module_takes_float()
-        self.calls_amp = not called.isdisjoint(_AMP_APIS)
-        self.amp_may_be_cuda_only = self.calls_amp and self._amp_may_be_cuda_only()
-        self.sniffs_device_type = self.calls_amp and self._may_sniff_device_type()
-        self.reads_whole_file = not called.isdisjoint(_FILE_READERS)
-        # TL103's data set: a whole-file read that some move outside loops and per-item code may hold
-        # (any call there may be a move where a CUDA tensor type is named: `T = torch.cuda.FloatTensor; T(np.load(p))`)
+        return lists or any(map(self._may_be_float, self._index_values)) or self._module_takes_float()
+
+    @functools.cached_property
+    def calls_amp(self) -> bool:
+        return not self._called_names.isdisjoint(_AMP_APIS)
+
+    @functools.cached_property
+    def amp_may_be_cuda_only(self) -> bool:
+        return self.calls_amp and self._amp_may_be_cuda_only()
+
+    @functools.cached_property
+    def sniffs_device_type(self) -> bool:
+        return self.calls_amp and self._may_sniff_device_type()
+
+    @functools.cached_property
+    def reads_whole_file(self) -> bool:
+        return not self._called_names.isdisjoint(_FILE_READERS)
+
+    @functools.cached_property
+    def moves_a_read_value(self) -> bool:
+        """TL103's data set: a whole-file read that some move outside loops and per-item code may hold (any call there
+        may be a move where a CUDA tensor type is named: ``T = torch.cuda.FloatTensor; T(np.load(p))``)."""
+        if not self.reads_whole_file:
+            return False
         moves = [(c, scope) for c, scope in self._whole_calls if self._names_cuda_tensor_type or self._moves(c)]
-        self.moves_a_read_value = self.reads_whole_file and any(self.values.may_hold(m, s, self._reads_a_file) for m, s in moves)
-        self.builds_tf_pipeline = not called.isdisjoint(_TF_PIPELINES)
+        return any(self.values.may_hold(m, s, self._reads_a_file) for m, s in moves)
+
+    @functools.cached_property
+    def builds_tf_pipeline(self) -> bool:
+        return not self._called_names.isdisjoint(_TF_PIPELINES)
 
     def _loader_may_hold_a_move(self) -> bool:
         """TL101's and TL102's question, as the placement's ``loader_batches`` asks it but wider: may some DataLoader's
@@ -989,11 +1052,17 @@ class Features:
         in its own function, or calling a function that makes one (a trainer's ``validation_step``)."""
         if any(f in self._in_tests for f in functions) or functions[-1:] and self._runs_without_grad(functions[-1]):
             return False
-        if not isinstance(loop, _COMPREHENSIONS) and self._surely_trains(loop):
-            return False  # `Loops.trains`: a loop that trains evaluates nothing
         start = (loop.lineno, loop.col_offset)  # type: ignore[attr-defined]
         if any(around == functions and begin <= start <= end for around, begin, end in self._no_grad_blocks):
             return False  # under `with torch.no_grad():` in its own function: TL404's GradMode says grad is off
+        if not self._evaluation_shaped(loop, functions, held_out, start):
+            return False
+        # `Loops.trains`: a loop that trains evaluates nothing (asked last: it walks the loop's body and callees)
+        return isinstance(loop, _COMPREHENSIONS) or not self._surely_trains(loop)
+
+    def _evaluation_shaped(self, loop: ast.AST, functions: Tuple[int, ...], held_out: bool, start: Tuple[int, int]) -> bool:
+        """Over held-out data, or after or around a ``.eval()`` in its own function or a function it calls, or in a
+        function handed a model its caller put in eval mode."""
         if held_out:
             return True
         reached = _close_over_callees(self._loop_calls.get(loop, set()), self._names, self._callees)
