@@ -245,12 +245,12 @@ def test_batch_kwargs_calls(code: str, model_kwargs: bool, kwargs: bool) -> None
         ("loader = make_loader(ds)", "calls_dataloader", False),
         ("from torch.cuda.amp import autocast as ac\nwith ac():\n    pass", "calls_amp", True),
         ("amp = torch.autocast", "calls_amp", False),  # named, never called
-        ("X = np.load(p)\nx = torch.tensor(X).to(device)", "moves_a_read_value", True),
+        ("import torch\nX = np.load(p)\nx = torch.tensor(X).to(device)", "moves_a_read_value", True),
         ("X = np.load(p)\nfor b in loader:\n    b = b.to(device)", "moves_a_read_value", False),  # per batch
         ("X = np.load(p)\nclass D:\n    def __getitem__(self, i):\n        return X[i].cuda()", "moves_a_read_value", False),
         ("weights = torch.load(p)\nmodel.load_state_dict(weights)\nmodel.to(device)", "moves_a_read_value", False),
-        ("def read():\n    return np.load(p)\nX = read()\nX = torch.from_numpy(X).cuda()", "moves_a_read_value", True),
-        ("with h5py.File(p) as f:\n    X = torch.tensor(f['x'][:]).cuda()", "moves_a_read_value", True),
+        ("import torch\ndef read():\n    return np.load(p)\nX = read()\nX = torch.from_numpy(X).cuda()", "moves_a_read_value", True),
+        ("import torch\nwith h5py.File(p) as f:\n    X = torch.tensor(f['x'][:]).cuda()", "moves_a_read_value", True),
         ("def f(x=np.load(p)):\n    return x.cuda()", "moves_a_read_value", True),  # a parameter's default
         ("from numpy import load as L\nX = L(p)\nX = X.cuda()", "moves_a_read_value", True),
         ("for i in range(n):\n    xb = X[i:i + bs]", "cuts_batches", True),
@@ -595,6 +595,12 @@ def test_device_data_in_workers_needs_workers(arguments: str, screened: bool) ->
         ("from torch.cuda import FloatTensor\nDataLoader(TensorDataset(FloatTensor(x)))", True),
         ("DataLoader(ds, **loader_options)", True),  # anything may be passed
         ("x = x.cuda()\nDataLoader(ds)", False),
+        ("ds = ds.map(partial(encode, device=dev))\nDataLoader(ds)", False),  # a method of a value: its arguments are not its result
+        ("import torch\nDataLoader(torch.cat([x.cuda()]))", True),  # a module's function: they are
+        ("DataLoader(TensorDataset(x.to(args.dtype)))", False),  # an attribute never given a device
+        ("target = 'cuda:0'\nDataLoader(TensorDataset(x.to(target)))", True),  # a name given a device string
+        ("def f(x, kind):\n    return DataLoader(TensorDataset(x.to(kind)))", False),  # a parameter: not followed
+        ("def f(x, dev):\n    return DataLoader(TensorDataset(x.to(dev)))", True),  # spelled like a device
     ],
 )
 def test_a_loader_counts_for_tl101_and_tl102_only_where_its_data_may_hold_a_move(code: str, holds: bool) -> None:

@@ -27,6 +27,7 @@ from trainlint.registry import ENTRIES_BY_CODE
 from trainlint.step_words import (
     BACKWARD_METHODS,
     CUDA_DEVICE,
+    DEVICE_NAME,
     DTYPE_KEEPING,
     FLOAT_DTYPES,
     GENERIC_HOOK_NAMES,
@@ -59,6 +60,7 @@ _INDEX_MODULES = {"Embedding": 0, "EmbeddingBag": 0, "CrossEntropyLoss": 1, "NLL
 _DATA_FACTORIES = frozenset({"tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty"})
 _NUMPY_FLOAT_DEFAULTS = frozenset({"zeros", "ones", "empty", "loadtxt", "genfromtxt"})  # mirror NUMPY_FLOAT_DEFAULTS
 _MAX_NUMPY_DEPTH = 12  # mirror TL302's MAX_DEPTH
+_MAX_DEVICE_DEPTH = 8  # names followed for a device argument before the screen says it may be one
 # Mirror rules/batches/batch_keys.py's MODEL_NAME: what TL301 takes for a model when no class of the module says so.
 _MODEL_LIKE = re.compile(r"model|net", re.IGNORECASE)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -255,6 +257,7 @@ class Features:
                 if any(m.split(".")[0] == "datasets" for m in imported):
                     self.may_know_batch_keys = True
                 self._bind(*bound)
+                self.values.record_imports(bound)
                 self._bind_code(bound, node, module_statements, functions)
                 self._optim_names.update(
                     (alias.asname or alias.name).split(".")[0]
@@ -932,8 +935,36 @@ class Features:
             return cuda_imported
         if func.attr != "to":  # type: ignore[attr-defined]
             return func.attr == "cuda" or _dotted(func.value).endswith("cuda") or cuda_imported  # type: ignore[attr-defined]
-        first = call.args[0]
-        return not (isinstance(first, ast.Name) and self._all_bindings("dtype", first.id, lambda v: _dotted(v).startswith("torch.")))
+        return self._may_name_a_device(call.args[0], 0)
+
+    def _may_name_a_device(self, node: ast.AST, depth: int) -> bool:
+        """Mirror the placement's ``_is_device_like``, wider: a string, either arm of a conditional, ``torch.device(...)``
+        (any call named ``device``), a name or attribute spelled like a device, or one some assignment (by its last
+        name, in any scope) gives such a value; not ``torch.float16`` nor a name only ever given dtypes or bound
+        otherwise (a parameter, a loop target: the placement follows only assigned values)."""
+        if depth > _MAX_DEVICE_DEPTH or isinstance(node, ast.Starred):
+            return True
+        if isinstance(node, ast.Constant):
+            return isinstance(node.value, str)
+        if isinstance(node, ast.IfExp):
+            return self._may_name_a_device(node.body, depth + 1) or self._may_name_a_device(node.orelse, depth + 1)
+        if isinstance(node, ast.Call):
+            name = last_name(node.func)
+            return self._aliases.get(name, name) == "device"
+        dotted = _dotted(node)
+        if not dotted or dotted.startswith("torch."):
+            return False
+        name = dotted.rsplit(".", 1)[-1]
+        if DEVICE_NAME.search(name):
+            return True
+        following = ("device", name)
+        if following in self._following:
+            return False
+        self._following.add(following)
+        try:
+            return any(self._may_name_a_device(value, depth + 1) for value in self.values.assigned_values(name))
+        finally:
+            self._following.discard(following)
 
     def _reads_a_file(self, call: ast.Call) -> bool:
         """A reader TL103 starts from, by its last name (an import alias counts as the name it binds)."""

@@ -90,6 +90,7 @@ class ModuleValues:
         self._methods: List[bool] = []  # function id -> defined directly in a class body
         self._function_names: List[str] = []  # function id -> its name
         self._classes: Set[str] = set()
+        self._imported: Set[str] = set()  # names an import binds
         self._variables: Set[str] = set()  # last names bound other than by import, def or class (`x = `, `self.x = `, params)
         self._attribute_values: Dict[str, List[ast.AST]] = {}  # `<...>.x = v` and `x = v`, by last name: for may_be_true
         self._stored: Dict[str, List[_Valued]] = {}  # `<...>.x = v`, by the attribute's name
@@ -118,6 +119,10 @@ class ModuleValues:
     def record_class(self, name: str, scope: int) -> None:
         self._classes.add(name)
         self._bound.add((scope, name))
+
+    def record_imports(self, names: Iterable[str]) -> None:
+        """Names an import binds: a module (``torch``, ``np``) whose functions hand their arguments on."""
+        self._imported.update(names)
 
     def record_inert(self, name: str, scope: int) -> None:
         """An import, ``with ... as``, ``except ... as``: bound, holding nothing the analyses follow."""
@@ -184,6 +189,10 @@ class ModuleValues:
                 self._attribute_values.setdefault(name, []).append(value)
                 if isinstance(value, ast.Call) and last_name(value.func).endswith("Loss"):
                     self._criteria.add(name)
+
+    def assigned_values(self, name: str) -> List[ast.AST]:
+        """What ``name = v`` or ``<...>.name = v`` assigns, in any scope."""
+        return self._attribute_values.get(name, [])
 
     def record_iteration(self, target: ast.AST, iterable: ast.AST, scope: int) -> None:
         for name in target_names(target):
@@ -435,19 +444,37 @@ class ModuleValues:
 
     def _scoped_reads(self, value: ast.AST, scope: int, is_source: Callable[[ast.Call], bool]) -> Tuple[Set[_Key], bool]:
         """What ``value`` read in ``scope`` reads (the bindings of its names, a def or class a name may refer to, its
-        attributes by name, as stored or as methods, its callees by last name), and whether it calls a source."""
+        attributes by name, as stored or as methods, its callees by last name), and whether it calls a source.
+
+        A method of a value returns what it makes of its receiver (``df.to_numpy()``, ``ds.map(fn)``): its arguments
+        are not read, as neither TL103's ``_call_read`` nor the placement's ``trace`` follows them; ``x.to(t.device)``'s
+        are (the placement follows ``t``). A plain call's and a module function's (``torch.cat(xs)``,
+        ``data.TensorDataset(x)``) are."""
         reads: Set[_Key] = set()
         source = False
-        for node in ast.walk(value):
+        stack = [value]
+        while stack:
+            node = stack.pop()
             kind = type(node)
             if kind is ast.Name:
                 reads.update(self._seen_bindings(node.id, scope))  # type: ignore[attr-defined]
                 reads.add((FUNCTION, node.id))  # type: ignore[attr-defined]
-            elif kind is ast.Attribute:  # what is stored under its name, or a bound method (`self._collate`)
+                continue
+            if kind is ast.Attribute:  # what is stored under its name, or a bound method (`self._collate`)
                 reads.update(((ATTRIBUTE, node.attr), (FUNCTION, node.attr)))  # type: ignore[attr-defined]
-            elif kind is ast.Call:
-                reads.add((FUNCTION, last_name(node.func)))  # type: ignore[attr-defined]
+                stack.append(node.value)  # type: ignore[attr-defined]
+                continue
+            if kind is ast.Call:
                 source = source or is_source(node)  # type: ignore[arg-type]
+                func = node.func  # type: ignore[attr-defined]
+                reads.add((FUNCTION, last_name(func)))
+                stack.append(func)
+                if isinstance(func, ast.Attribute) and func.attr != "to" and root_name(func) not in self._imported:
+                    continue
+                stack.extend(node.args)  # type: ignore[attr-defined]
+                stack.extend(keyword.value for keyword in node.keywords)  # type: ignore[attr-defined]
+                continue
+            stack.extend(ast.iter_child_nodes(node))
         return reads, source
 
     # ----- may this switch be provably on? ---------------------------------------------------

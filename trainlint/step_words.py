@@ -78,3 +78,5 @@ FUNCTIONAL_LOSSES = frozenset({"cross_entropy", "binary_cross_entropy", "binary_
 
 # A device string that names CUDA: what makes `torch.autocast("cuda")` hard-wired (TL201, trainlint.analysis.devices).
 CUDA_DEVICE = re.compile(r"^cuda(:\d+)?$")
+# A name that may hold a device, read as `.to(<name>)`'s device by the loader placement (`to_device`) and the pre-screen.
+DEVICE_NAME = re.compile(r"device|(^|_)(dev|gpu|cuda|accelerator)(_|$)", re.IGNORECASE)

@@ -48,6 +48,7 @@ from trainlint.analysis.steps import LoaderLoop, TrainingLoops, enclosing_functi
 from trainlint.analysis.values import Values, string_value
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix
+from trainlint.step_words import DEVICE_NAME
 
 if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
@@ -96,7 +97,6 @@ PRESERVING_ATTRIBUTES = frozenset({"T", "mT", "H", "data"})
 # Reading these does not depend on where the tensor lives.
 PLACEMENT_FREE_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "size", "dim", "numel", "batch_size"})
 SIZED_LOADER_PARTS = frozenset({"dataset", "sampler"})  # ``len(loader.dataset)`` reads a size
-DEVICE_NAME = re.compile(r"device|(^|_)(dev|gpu|cuda|accelerator)(_|$)", re.IGNORECASE)
 EARLY_EXITS = (cst.Break, cst.Continue, cst.Return)
 MAX_DEPTH = 40
 
