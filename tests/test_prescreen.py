@@ -134,6 +134,7 @@ def _holds(code: str, attribute: str) -> bool:
          "        losses.append(loss)", True),  # a local bound before its own training loop
         ("class M:\n    def training_step(self, b):\n        global seen\n        seen += self.f(b)", True),
         ("class M:\n    def training_step(self, b):\n        history.append(self.f(b))", True),  # a module-level list
+        ("log = {}\nfor step, (x, y) in enumerate(loader):\n    loss = f(x)\n    loss.backward()\n    log[step] = loss", True),  # a store
     ],
 )
 def test_accumulations_count_only_in_per_step_code(code: str, accumulates_per_step: bool) -> None:

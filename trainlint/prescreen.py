@@ -513,12 +513,13 @@ class Features:
                     isinstance(value, ast.Call) and last_name(value.func) in SEQUENCE_MAKERS
                 ):
                     self._sequence_names.add(target.id)
-        if len(targets) == 1 and _may_add_to_itself(targets[0], value):
+        adds_to_itself = len(targets) == 1 and _may_add_to_itself(targets[0], value)
+        if adds_to_itself:
             self._accumulated(here, value, targets[0])
-        elif here.local_loops:  # TL401's `_resets`: a binding that starts the name afresh, in its innermost loop
-            self._loop_resets.update((id(here.loops[-1]), name) for target in targets for name in target_names(target))
         elif len(targets) == 1 and isinstance(targets[0], ast.Subscript) and not isinstance(value, ast.Constant):
             self._accumulated(here, value, targets[0])
+        if here.local_loops and not adds_to_itself:  # TL401's `_resets`: a binding that starts a name afresh in its loop
+            self._loop_resets.update((id(here.loops[-1]), name) for target in targets for name in target_names(target))
         if isinstance(value, ast.Call):
             made = value.func.id if isinstance(value.func, ast.Name) else last_name(value.func)
             made = self._aliases.get(made, made)
