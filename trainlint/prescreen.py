@@ -910,6 +910,7 @@ class Features:
                     definitions.add(name)
                     grown = True
         moving_class = not definitions.isdisjoint(self._class_names)
+        holding = frozenset(definitions)
         loader_names = ["DataLoader", *(alias for alias, name in self._aliases.items() if name == "DataLoader")]
         for call, scope in (found for name in loader_names for found in self.values.scoped_calls_named(name)):
             if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
@@ -917,26 +918,30 @@ class Features:
             given = [*call.args[:1], *call.args[6:7], *(k.value for k in call.keywords if k.arg in ("dataset", "collate_fn"))]
             if moving_class and any(isinstance(v, ast.Name) and v.id == "self" for v in given):
                 return True  # a Dataset class's own loader
-            if any(self.values.may_hold(v, scope, self._moves, frozenset(definitions)) for v in given):
+            if any(self.values.may_hold(v, scope, self._moves, holding) for v in given):
                 return True
         return False
 
     def _moves(self, call: ast.Call) -> bool:
-        """A call the placement's ``move`` may take for a move to an accelerator (``_may_move``), once the walk has seen
-        every import and binding: a tensor type called is ``torch.cuda``'s (``torch.cuda.FloatTensor``, or through a
-        name imported from a ``cuda`` module), not ``transforms.ToTensor``; a ``.to(x)`` whose every binding of ``x``
-        is a dotted ``torch.`` name (``weight_dtype = torch.float16``) converts and moves nothing."""
-        if not _may_move(call, last_name(call.func)):
-            return False
+        """A call the placement's ``move`` may take for a move to an accelerator, decided once the walk has seen every
+        import and binding: a ``device=``; ``x.cuda()``; ``x.to(d)`` where ``d`` may name a device
+        (:meth:`_may_name_a_device`: not ``torch.float16``, not ``weight_dtype = torch.float16``); a tensor type called
+        that is ``torch.cuda``'s (``torch.cuda.FloatTensor``, or through a name imported from a ``cuda`` module), not
+        ``transforms.ToTensor``."""
         func = call.func
+        name = last_name(func)
         if any(keyword.arg == "device" for keyword in call.keywords):
             return True
+        if isinstance(func, ast.Attribute) and name == "cuda":
+            return True
+        if isinstance(func, ast.Attribute) and name == "to":
+            return bool(call.args) and self._may_name_a_device(call.args[0], 0)
+        if not name.endswith("Tensor"):
+            return False
         cuda_imported = not self._cuda_imports.isdisjoint({root_name(func), "*"})
-        if isinstance(func, ast.Name):  # a tensor type by name: imported from `torch.cuda` (an alias of one is `_names_cuda_tensor_type`)
+        if isinstance(func, ast.Name):  # imported from `torch.cuda` (an alias bound to one is `_names_cuda_tensor_type`)
             return cuda_imported
-        if func.attr != "to":  # type: ignore[attr-defined]
-            return func.attr == "cuda" or _dotted(func.value).endswith("cuda") or cuda_imported  # type: ignore[attr-defined]
-        return self._may_name_a_device(call.args[0], 0)
+        return _dotted(func.value).endswith("cuda") or cuda_imported  # type: ignore[attr-defined]
 
     def _may_name_a_device(self, node: ast.AST, depth: int) -> bool:
         """Mirror the placement's ``_is_device_like``, wider: a string, either arm of a conditional, ``torch.device(...)``
@@ -1228,25 +1233,11 @@ def _names_held_out_data(iterable: ast.AST) -> bool:
 
 
 def _may_move(call: ast.Call, name: str) -> bool:
-    """What TL101-TL103 may take for a move to an accelerator: ``x.to(...)`` given a device (``device=``, or a first
-    argument that may be one: not ``torch.float16``, not a constant other than a string, as the placement's
-    ``to_device`` reads it), ``x.cuda()``, a ``device=``, a tensor type called (``torch.cuda.FloatTensor(...)``, or
-    ``Tensor(...)`` after ``Tensor = torch.cuda.FloatTensor``). ``.to(memory_format=...)`` and ``.to(dtype)`` move nothing."""
-    keywords = call.keywords
-    if any(keyword.arg == "device" for keyword in keywords):
+    """A call shaped like a move to an accelerator, as the walk meets it: ``x.to(...)`` given an argument, ``x.cuda()``,
+    a ``device=``, a ``...Tensor(...)`` call. :meth:`Features._moves` decides which are moves once the walk is done."""
+    if name.endswith("Tensor") or any(keyword.arg == "device" for keyword in call.keywords):
         return True
-    if name.endswith("Tensor"):
-        return True
-    if not isinstance(call.func, ast.Attribute):
-        return False
-    if name == "cuda":
-        return True
-    if name != "to" or not call.args:
-        return False
-    first = call.args[0]
-    if isinstance(first, ast.Constant):
-        return isinstance(first.value, str)
-    return not _dotted(first).startswith("torch.")
+    return isinstance(call.func, ast.Attribute) and (name == "cuda" or (name == "to" and bool(call.args)))
 
 
 def _splits_a_name(call: ast.Call) -> bool:

@@ -24,6 +24,7 @@ through the ``record_*`` methods; the questions are asked once the walk is done.
 from __future__ import annotations
 
 import ast
+import functools
 from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 
 from trainlint.step_words import (
@@ -80,6 +81,7 @@ class ModuleValues:
         self._iterated: Dict[_Key, List[_Valued]] = {}  # a loop's or comprehension's target: what it iterates
         self._opaque: Set[_Key] = set()  # `*args`, `self`, lambda parameters, match captures: filled from elsewhere
         self._parameters: Dict[_Key, Optional[int]] = {}  # a def's parameter -> its position (None: keyword-only)
+        self._parameters_by_name: Dict[str, List[_Key]] = {}
         self._calls: Dict[str, List[Tuple[ast.Call, int]]] = {}  # calls by the callee's last name, with their scope
         self._fills: Dict[str, List[_Valued]] = {}  # `name[k] = v`, `name.append(v)`: what is put into a name
         self._shared: Set[str] = set()  # names some function declares `global` or `nonlocal`
@@ -146,6 +148,8 @@ class ModuleValues:
             self._parameters[(function, argument.arg)] = position
         for argument in arguments.kwonlyargs:
             self._parameters[(function, argument.arg)] = None
+        for argument in (*positional, *arguments.kwonlyargs):
+            self._parameters_by_name.setdefault(argument.arg, []).append((function, argument.arg))
         for key in self._parameters.keys() & {(function, a.arg) for a in (*positional, *arguments.kwonlyargs)}:
             self._bound.add(key)
             self._variables.add(key[1])
@@ -299,7 +303,7 @@ class ModuleValues:
 
     def parameters_named(self, name: str) -> List[Tuple[_Key, str]]:
         """Each parameter called ``name`` (by its key), with the name of the function declaring it."""
-        return [(key, self._function_names[key[0]]) for key in self._parameters if key[1] == name]
+        return [(key, self._function_names[key[0]]) for key in self._parameters_by_name.get(name, ())]
 
     def passed(self, key: _Key) -> Iterator[_Valued]:
         """What the module's calls of a parameter's function pass for it, with the scope of each call: every call by
@@ -399,8 +403,8 @@ class ModuleValues:
         the defs and classes that hold a source wherever it is in their body (a ``__getitem__``'s move holds for its
         class)."""
         holders = self._holders(is_source, definitions)
-        reads, source = self._scoped_reads(value, scope, is_source)
-        return source or not holders.isdisjoint(reads)
+        reads, calls = self._scoped_reads(value, scope)
+        return any(map(is_source, calls)) or not holders.isdisjoint(reads)
 
     def _holders(self, is_source: Callable[[ast.Call], bool], definitions: FrozenSet[str]) -> Set[_Key]:
         """What may hold a source's value: ``(scope, name)`` bindings, ``(ATTRIBUTE, name)`` and ``(FUNCTION, name)``
@@ -410,22 +414,30 @@ class ModuleValues:
         found = self._holder_memo.get(memo_key)
         if found is not None:
             return found
-        readers: Dict[_Key, List[_Key]] = {}
         holders: Set[_Key] = {(FUNCTION, name) for name in definitions}
-        for target, value, scope in self._bound_values():
-            reads, source = self._scoped_reads(value, scope, is_source)
-            if source:
-                holders.add(target)
-            for read in reads:
-                readers.setdefault(read, []).append(target)
+        holders.update(target for target, _, calls in self._bound_reads if any(map(is_source, calls)))
         pending = list(holders)
         while pending:
-            for target in readers.get(pending.pop(), ()):
+            for target in self._readers.get(pending.pop(), ()):
                 if target not in holders:
                     holders.add(target)
                     pending.append(target)
         self._holder_memo[memo_key] = holders
         return holders
+
+    @functools.cached_property
+    def _bound_reads(self) -> List[Tuple[_Key, Set[_Key], List[ast.Call]]]:
+        """Every binding with what its value reads and calls (asked once the walk is done; shared by every question)."""
+        return [(target, *self._scoped_reads(value, scope)) for target, value, scope in self._bound_values()]
+
+    @functools.cached_property
+    def _readers(self) -> Dict[_Key, List[_Key]]:
+        """What each read may flow into: the bindings whose values read it."""
+        readers: Dict[_Key, List[_Key]] = {}
+        for target, reads, _ in self._bound_reads:
+            for read in reads:
+                readers.setdefault(read, []).append(target)
+        return readers
 
     def _bound_values(self) -> Iterator[Tuple[_Key, ast.AST, int]]:
         """Every (what is bound, its value, the scope the value is read in)."""
@@ -442,16 +454,16 @@ class ModuleValues:
         for function, values in self._returns.items():
             yield from (((FUNCTION, self._function_names[function]), value, function) for value in values)
 
-    def _scoped_reads(self, value: ast.AST, scope: int, is_source: Callable[[ast.Call], bool]) -> Tuple[Set[_Key], bool]:
+    def _scoped_reads(self, value: ast.AST, scope: int) -> Tuple[Set[_Key], List[ast.Call]]:
         """What ``value`` read in ``scope`` reads (the bindings of its names, a def or class a name may refer to, its
-        attributes by name, as stored or as methods, its callees by last name), and whether it calls a source.
+        attributes by name, as stored or as methods, its callees by last name), and the calls whose result it may be.
 
         A method of a value returns what it makes of its receiver (``df.to_numpy()``, ``ds.map(fn)``): its arguments
         are not read, as neither TL103's ``_call_read`` nor the placement's ``trace`` follows them; ``x.to(t.device)``'s
         are (the placement follows ``t``). A plain call's and a module function's (``torch.cat(xs)``,
         ``data.TensorDataset(x)``) are."""
         reads: Set[_Key] = set()
-        source = False
+        calls: List[ast.Call] = []
         stack = [value]
         while stack:
             node = stack.pop()
@@ -465,7 +477,7 @@ class ModuleValues:
                 stack.append(node.value)  # type: ignore[attr-defined]
                 continue
             if kind is ast.Call:
-                source = source or is_source(node)  # type: ignore[arg-type]
+                calls.append(node)  # type: ignore[arg-type]
                 func = node.func  # type: ignore[attr-defined]
                 reads.add((FUNCTION, last_name(func)))
                 stack.append(func)
@@ -475,7 +487,7 @@ class ModuleValues:
                 stack.extend(keyword.value for keyword in node.keywords)  # type: ignore[attr-defined]
                 continue
             stack.extend(ast.iter_child_nodes(node))
-        return reads, source
+        return reads, calls
 
     # ----- may this switch be provably on? ---------------------------------------------------
 
