@@ -28,7 +28,7 @@ STEPS = 6
 RAISES = {
     "bad_chat_trainer_get_batch.py", "bad_pinned_staging_buffer.py", "bad_collate_pins_batch.py", "bad_batchify_pins_under_cuda_switch.py"
 }
-WARNS = {"bad_loader_kwargs_on_mps_or_cpu.py", "bad_loader_on_accelerator_or_cpu.py"}
+WARNS = {"bad_loader_kwargs_on_mps_or_cpu.py", "bad_loader_on_accelerator_or_cpu.py", "bad_wrapper_forwards_loader_kwargs.py"}
 # The CPU build of torch says one of the first two; a CUDA build on a machine without a GPU driver the third.
 PIN_ERRORS = r"pin_memory=True requires a CUDA or other accelerator backend|Cannot access accelerator device|Found no NVIDIA driver"
 PIN_WARNING = "'pin_memory' argument is set as true but no accelerator is found"
