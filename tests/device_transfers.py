@@ -46,8 +46,9 @@ STEPS = 4
 BATCH_PARTS = 2  # every lstm fixture's batch is (windows, labels)
 # What CUDA says when the loader pins CUDA tensors (older releases: the second form).
 PIN_ERROR = r"cannot pin 'torch\.cuda\.\w+' only dense CPU tensors can be pinned|Trying to pin GPU tensors"
-# What a forked worker says when it touches CUDA.
-WORKER_ERROR = r"Cannot re-initialize CUDA in forked subprocess"
+# What a forked worker says when it touches CUDA: a worker that calls CUDA's Python API (a `.to("cuda")` in
+# `__getitem__`) gets the first; one that indexes a CUDA tensor it inherited gets the second (torch 2.11, an H200).
+WORKER_ERROR = r"Cannot re-initialize CUDA in forked subprocess|CUDA error: initialization error"
 
 
 def _in_loader_fetch(frame) -> bool:
