@@ -73,8 +73,9 @@ class Settings(NamedTuple):
 
     def rule_settings_for(self, path: Path) -> RuleSettings:
         codes = self.codes
+        place = _PlaceUnderRoot(path, self.root)
         for pattern, ignored in self.per_file_ignores:
-            if _glob_match(path, self.root, pattern):
+            if place.matches(pattern):
                 codes = codes - ignored
         return RuleSettings(codes=codes, options=self.options)
 
@@ -100,7 +101,10 @@ def _matches(path: Path, root: Path, patterns: Tuple[str, ...]) -> bool:
     names, paths = _pattern_matchers(patterns)
     if names is not None and names.match(path.name):
         return True
-    return any(_glob_match(path, root, pattern) for pattern in paths)
+    if not paths:
+        return False
+    place = _PlaceUnderRoot(path, root)
+    return any(place.matches(pattern) for pattern in paths)
 
 
 @functools.lru_cache(maxsize=None)
@@ -116,20 +120,45 @@ def _pattern_matchers(patterns: Tuple[str, ...]) -> Tuple[Optional[Pattern[str]]
     return (re.compile("|".join(names)) if names else None), paths
 
 
-def _glob_match(path: Path, root: Path, pattern: str) -> bool:
-    """Ruff-like: a pattern without ``/`` matches a file or folder name, one with ``/`` the path under the root."""
-    pattern = pattern.rstrip("/")
-    if "/" not in pattern:
-        return fnmatch.fnmatchcase(path.name, pattern)
-    try:
-        relative = path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
+class _PlaceUnderRoot:
+    """One path as the patterns see it, Ruff-like: a pattern without ``/`` matches its name, one with ``/`` its
+    path under the root. That path is resolved once, when a first pattern asks, for all of the patterns: every
+    file is asked about each default per-file-ignore, and two ``resolve()`` calls per pattern (each an ``lstat``
+    of every folder above the file) were a tenth of the CPU of a cold check of pytorch-lightning (issue 19)."""
+
+    __slots__ = ("path", "root", "_relative")
+
+    def __init__(self, path: Path, root: Path) -> None:
+        self.path = path
+        self.root = root
+        self._relative: Optional[Tuple[str, bool]] = None
+
+    def matches(self, pattern: str) -> bool:
+        pattern = pattern.rstrip("/")
+        if "/" not in pattern:
+            return fnmatch.fnmatchcase(self.path.name, pattern)
+        relative, under_root = self._relative_path()
         # Outside the root only a pattern that may start anywhere (``*/tests/*``) can match, as Ruff joins
         # patterns to the project root and ``*`` crosses folders.
-        if not pattern.startswith("*"):
+        if not under_root and not pattern.startswith("*"):
             return False
-        relative = path.resolve().as_posix()
-    return fnmatch.fnmatchcase(relative, pattern) or fnmatch.fnmatchcase(relative, pattern + "/*")
+        return fnmatch.fnmatchcase(relative, pattern) or fnmatch.fnmatchcase(relative, pattern + "/*")
+
+    def _relative_path(self) -> Tuple[str, bool]:
+        """The resolved path under the root, or the whole resolved path and False where it lies outside."""
+        if self._relative is None:
+            resolved = self.path.resolve()
+            try:
+                self._relative = (resolved.relative_to(_resolved(self.root)).as_posix(), True)
+            except ValueError:
+                self._relative = (resolved.as_posix(), False)
+        return self._relative
+
+
+@functools.lru_cache(maxsize=None)
+def _resolved(root: Path) -> Path:
+    """A settings root, resolved once per run (a run has a handful of roots)."""
+    return root.resolve()
 
 
 def _check_selectors(overrides: Overrides) -> None:
