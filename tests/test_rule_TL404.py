@@ -54,6 +54,13 @@ def fixed(text: str) -> str:
         ("ok_handful_of_passes.py", "attempts = 2\n", "attempts = 20\n", "model(...)"),
         ("ok_handful_of_passes.py", "        attempts -= 1\n", "", "model(...)"),
         ("ok_agent_acting_in_environment.py", "envs.step(actions)", "envs.step(envs.action_space.sample())", "model(...)"),
+        ("ok_sampling_generation_loop.py", "torch.multinomial(probs, num_samples=1)", "probs.argmax(dim=-1, keepdim=True)", "model(...)"),
+        (
+            "ok_sampling_generation_loop.py",
+            "    for _ in range(new_tokens):\n        logits = model(ids)",
+            "    for ids in test_loader:\n        logits = model(ids)",
+            "model(...)",
+        ),
         ("ok_launcher_unwraps_for_generate.py", "accelerator.unwrap_model(", "wrapper.unwrap_model(", "wrapper.unwrap_model(...)"),
         (
             "ok_parameter_free_model_helper_in_loop.py",
@@ -293,3 +300,14 @@ def test_a_model_put_in_eval_mode_by_every_caller_is_evaluated_in_the_callee() -
     assert findings(text.replace("    model.eval()\n", "    model.train()\n")) == []
     another_call = "    evaluate_all(model.train(), inputs, targets, loss_fn, device)\n    model.eval()\n"
     assert findings(text.replace("    model.eval()\n", another_call)) == []
+
+
+def test_a_character_generator_that_samples_nothing_is_reported_on_both_of_its_loops() -> None:
+    """The char-RNN's ``predict`` takes the likeliest character instead of drawing one: the priming loop and the
+    generating loop each run a forward pass whose output no sampler reads."""
+    text = (FIXTURES / "ok_sampling_generation_loop.py").read_text(encoding="utf-8")
+    greedy = text.replace("char = np.random.choice(top_ch, p=p / p.sum())", "char = top_ch[0]")
+    assert greedy != text
+    loops = [row for row, line in enumerate(greedy.splitlines(), start=1) if line.startswith("    for ") and "predict(" in greedy.splitlines()[row]]
+    assert len(loops) == 2
+    assert [(row, "runs `net(...)`" in message) for row, message, _ in findings(greedy)] == [(row, True) for row in loops]

@@ -43,6 +43,13 @@ HANDFUL = 8
 FORWARD_HOOK = re.compile(r"(^|.*\.)register_(module_)?forward_(pre_)?hook$")
 # How many assignments an action is followed back through to the forward pass that chose it.
 MAX_ACTION_DEPTH = 4
+# Drawing the next character or token from a forward pass's output: a loop that does so for every forward pass,
+# over no held-out data, generates one sequence (a char-RNN's `sample`, a script generator's `for _ in
+# range(predict_len)`), it evaluates no data set (fixtures/TL404_eval_without_no_grad/ok_sampling_generation_loop.py).
+SAMPLERS = frozenset({"torch.multinomial", "numpy.random.choice", "random.choice", "random.choices"})
+SAMPLING_METHOD = "multinomial"  # `probs.multinomial(1)`
+# ... followed back further than an action: `p, top_i = p.topk(k)`, `top_i = top_i.numpy()`, `p = p / p.sum()`.
+MAX_SAMPLE_DEPTH = 6
 
 
 class EvalWithoutNoGrad(Rule):
@@ -78,7 +85,11 @@ class EvalWithoutNoGrad(Rule):
     counting 2 down), which is no evaluation over a data set; an agent
     acting in an environment (what the forward pass chooses is handed to
     `env.step(...)`: one observation per environment at a time, its graph
-    freed at the next step); a loop that drops every output (`model(x)` as a
+    freed at the next step); a generation loop that draws each next
+    character or token from the forward pass's output (`torch.multinomial`,
+    `np.random.choice`) over no held-out data, one sequence at a time
+    (greedy decoding, `argmax` fed back, is still reported: nothing in the
+    loop tells it from a prediction compared with labels); a loop that drops every output (`model(x)` as a
     statement, to warm up or time the model), unless the module registers a
     forward hook that may keep what the forward computes; pytest tests (`def test_*`), whose
     test-sized inputs make the graphs' memory no concern.
@@ -138,7 +149,11 @@ class EvalWithoutNoGrad(Rule):
             if self._runs_a_handful_of_times(found.loop):
                 continue
             recording = self._recording(grad, found)
-            if recording and (self._acts_in_an_environment(found.loop, recording) or self._drops_every_output(recording)):
+            if recording and (
+                self._acts_in_an_environment(found.loop, recording)
+                or self._drops_every_output(recording)
+                or self._samples_what_it_generates(found.loop, recording)
+            ):
                 continue
             if recording:
                 reported.append(found.loop)
@@ -202,9 +217,31 @@ class EvalWithoutNoGrad(Rule):
             stepped = isinstance(func, cst.Attribute) and func.attr.value == "step" and call.args  # type: ignore[attr-defined]
             # what `step` returns is bound: the next observation (`scheduler.step(val_loss)` returns nothing)
             if stepped and isinstance(self.facts.parent(call), cst.Assign):
-                if any(self._chosen_by(a.value, chosen, 0) for a in call.args):  # type: ignore[attr-defined]
+                if any(self._chosen_by(a.value, chosen, 0, MAX_ACTION_DEPTH) for a in call.args):  # type: ignore[attr-defined]
                     return True
         return False
+
+    def _samples_what_it_generates(self, loop: Union[Loop, Comprehension], forwards: List[cst.Call]) -> bool:
+        """A generation loop: not over held-out data, and every forward pass's output is sampled from where the
+        pass runs (the loop's body, or the function it calls: a char-RNN's ``predict``) to choose what comes
+        next. It runs one sequence, its graph freed at the next step, however many steps it counts."""
+        if isinstance(loop, COMPREHENSIONS) or self.facts.fact(EvaluationLoops).iterates_held_out_data(loop):
+            return False
+        loops = self.facts.fact(Loops)
+        body = set(loops.body_nodes(loop, (cst.Call,)))
+        for forward in forwards:
+            function = None if forward in body else enclosing_function(self.facts, forward)
+            calls = body if function is None else [n for n in walk(function) if isinstance(n, cst.Call)]
+            samples = [c for c in calls if self._samples(c)]
+            if not any(self._chosen_by(a.value, {forward}, 0, MAX_SAMPLE_DEPTH) for c in samples for a in c.args):
+                return False
+        return True
+
+    def _samples(self, call: cst.Call) -> bool:
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value == SAMPLING_METHOD:
+            return True
+        return self.facts.qualified_name(func) in SAMPLERS
 
     def _drops_every_output(self, forwards: List[cst.Call]) -> bool:
         """Every forward pass that records a graph is a statement of its own, its output dropped (``model(x)`` to
@@ -218,16 +255,18 @@ class EvalWithoutNoGrad(Rule):
         """The module registers a forward hook somewhere (asked once per module, not once per loop)."""
         return any(FORWARD_HOOK.match(dotted(c.func) or "") for c in self.facts.nodes(cst.Call))  # type: ignore[attr-defined]
 
-    def _chosen_by(self, expression: cst.BaseExpression, forwards: Set[cst.Call], depth: int) -> bool:
-        """``expression`` is computed from one of ``forwards`` (``actions = q_values.argmax(1).cpu().numpy()``)."""
+    def _chosen_by(self, expression: cst.BaseExpression, forwards: Set[cst.Call], depth: int, max_depth: int) -> bool:
+        """``expression`` is computed from one of ``forwards`` (``actions = q_values.argmax(1).cpu().numpy()``),
+        followed back through at most ``max_depth`` assignments; a name unpacked from a call is computed from the
+        whole call (``output, hidden = net(x, hidden)``)."""
         names = self.facts.fact(Names)
         for node in walk(expression):
             if node in forwards:
                 return True
-            if isinstance(node, cst.Name) and depth < MAX_ACTION_DEPTH:
+            if isinstance(node, cst.Name) and depth < max_depth:
                 for binding in names.reaching(node):
-                    value = names.bound_value(binding) if binding.kind == ASSIGN else None
-                    if value is not None and self._chosen_by(value, forwards, depth + 1):
+                    value = (names.bound_value(binding) or binding.value) if binding.kind == ASSIGN else None
+                    if value is not None and self._chosen_by(value, forwards, depth + 1, max_depth):
                         return True
         return False
 

@@ -446,7 +446,7 @@ class EvaluationLoops:
         in_eval = {model for model, mode in modes.items() if mode == "eval"}
         put_in_eval = self._put_in_eval_by_callees(loop, calls)
         forwards = [c for c in calls if _models_called(c) & in_eval or c in put_in_eval]
-        if forwards or not self._iterates_held_out_data(loop):
+        if forwards or not self.iterates_held_out_data(loop):
             return forwards
         in_train = {model for model, mode in modes.items() if mode == "train"}
         return [c for c in calls if self._calls_a_model(c) and not _models_called(c) & in_train]
@@ -590,7 +590,7 @@ class EvaluationLoops:
         """The loops nested in ``loop``'s body."""
         return set(self._loops.body_nodes(loop, (cst.For, cst.While)))  # type: ignore[arg-type]
 
-    def _iterates_held_out_data(self, loop: Union[Loop, Comprehension]) -> bool:
+    def iterates_held_out_data(self, loop: Union[Loop, Comprehension]) -> bool:
         """Iterates a validation or test loader: ``val_loader``, ``tqdm(self.test_dl)``, ``loaders["val"]``."""
         if not isinstance(loop, (cst.For, *COMPREHENSIONS)):
             return False
