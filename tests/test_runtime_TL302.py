@@ -31,6 +31,7 @@ SYMPTOM = {
     "bad_dataset_item_float_ids.py": EMBEDDING,
     "bad_zero_padded_ids.py": EMBEDDING,
     "bad_helper_returns_float_ids.py": EMBEDDING,
+    "bad_ids_masked_in_place.py": EMBEDDING,
 }
 
 

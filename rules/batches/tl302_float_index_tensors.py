@@ -286,6 +286,10 @@ class FloatIndexTensors(Rule):
             return self._float_source(binding.value, (*binding.path, *path), depth + 1)
         if binding.iterates:
             return self._iterated_source(binding.value, (*binding.path, *path), depth + 1)
+        if binding.augments and isinstance(binding.statement.target, cst.Name):  # type: ignore[attr-defined]
+            # `ids += 1` keeps a float tensor float (and an integer one cannot take a float in place): what the name
+            # held before decides
+            return self._name_source(binding.statement.target, path, depth + 1)  # type: ignore[attr-defined]
         return None
 
     def _parameter_source(self, name: cst.Name, path: Path, depth: int) -> Optional[cst.Call]:
