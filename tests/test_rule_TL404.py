@@ -302,12 +302,21 @@ def test_a_model_put_in_eval_mode_by_every_caller_is_evaluated_in_the_callee() -
     assert findings(text.replace("    model.eval()\n", another_call)) == []
 
 
-def test_a_character_generator_that_samples_nothing_is_reported_on_both_of_its_loops() -> None:
-    """The char-RNN's ``predict`` takes the likeliest character instead of drawing one: the priming loop and the
-    generating loop each run a forward pass whose output no sampler reads."""
+@pytest.mark.parametrize(
+    "correct, broken",
+    [
+        # the likeliest character instead of a drawn one: no sampler reads the forward pass's output
+        ("char = np.random.choice(top_ch, p=p / p.sum())", "char = top_ch[0]"),
+        # the hidden state carried from the last step with its graph: the sequence's graphs chain up
+        ("    hidden = tuple([each.data for each in hidden])  # detach the hidden state from the last step's graph\n", ""),
+    ],
+)
+def test_a_character_generator_is_reported_on_both_of_its_loops_once_its_guard_is_removed(correct: str, broken: str) -> None:
+    """The char-RNN's priming loop and generating loop both call ``predict``, whose forward pass each reports."""
     text = (FIXTURES / "ok_sampling_generation_loop.py").read_text(encoding="utf-8")
-    greedy = text.replace("char = np.random.choice(top_ch, p=p / p.sum())", "char = top_ch[0]")
-    assert greedy != text
-    loops = [row for row, line in enumerate(greedy.splitlines(), start=1) if line.startswith("    for ") and "predict(" in greedy.splitlines()[row]]
+    assert correct in text and findings(text) == []
+    changed = text.replace(correct, broken)
+    lines = changed.splitlines()
+    loops = [row for row, line in enumerate(lines, start=1) if line.startswith("    for ") and "predict(" in lines[row]]
     assert len(loops) == 2
-    assert [(row, "runs `net(...)`" in message) for row, message, _ in findings(greedy)] == [(row, True) for row in loops]
+    assert [(row, "runs `net(...)`" in message) for row, message, _ in findings(changed)] == [(row, True) for row in loops]

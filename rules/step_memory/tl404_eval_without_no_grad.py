@@ -87,9 +87,11 @@ class EvalWithoutNoGrad(Rule):
     `env.step(...)`: one observation per environment at a time, its graph
     freed at the next step); a generation loop that draws each next
     character or token from the forward pass's output (`torch.multinomial`,
-    `np.random.choice`) over no held-out data, one sequence at a time
-    (greedy decoding, `argmax` fed back, is still reported: nothing in the
-    loop tells it from a prediction compared with labels); a loop that drops every output (`model(x)` as a
+    `np.random.choice`) over no held-out data, one sequence at a time,
+    unless a forward pass takes a value that may carry the last step's
+    graph (an RNN's hidden state not detached: the graphs chain up); greedy
+    decoding, `argmax` fed back, is still reported: nothing in the loop
+    tells it from a prediction compared with labels; a loop that drops every output (`model(x)` as a
     statement, to warm up or time the model), unless the module registers a
     forward hook that may keep what the forward computes; pytest tests (`def test_*`), whose
     test-sized inputs make the graphs' memory no concern.
@@ -224,10 +226,12 @@ class EvalWithoutNoGrad(Rule):
     def _samples_what_it_generates(self, loop: Union[Loop, Comprehension], forwards: List[cst.Call]) -> bool:
         """A generation loop: not over held-out data, and every forward pass's output is sampled from where the
         pass runs (the loop's body, or the function it calls: a char-RNN's ``predict``) to choose what comes
-        next. It runs one sequence, its graph freed at the next step, however many steps it counts."""
+        next. It runs one sequence, its graph freed at the next step however many steps it counts, unless a
+        forward pass takes a value that may carry a graph (a hidden state handed back undetached)."""
         if isinstance(loop, COMPREHENSIONS) or self.facts.fact(EvaluationLoops).iterates_held_out_data(loop):
             return False
         loops = self.facts.fact(Loops)
+        graph = self.facts.fact(GraphValues)
         body = set(loops.body_nodes(loop, (cst.Call,)))
         for forward in forwards:
             function = None if forward in body else enclosing_function(self.facts, forward)
@@ -235,6 +239,8 @@ class EvalWithoutNoGrad(Rule):
             samples = [c for c in calls if self._samples(c)]
             if not any(self._chosen_by(a.value, {forward}, 0, MAX_SAMPLE_DEPTH) for c in samples for a in c.args):
                 return False
+            if any(graph.kind(a.value) is not None for a in forward.args):
+                return False  # a hidden state carried from the last step with its graph: the graphs chain up
         return True
 
     def _samples(self, call: cst.Call) -> bool:
