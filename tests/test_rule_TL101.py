@@ -130,6 +130,39 @@ class Windows(Dataset):
             id="spawn-start-method-for-the-module",
         ),
         pytest.param(
+            "sets = {'train': TensorDataset(X.cuda(), y.cuda()), 'val': TensorDataset(Xv.cuda(), yv.cuda())}\n"
+            "loaders = {split: DataLoader(ds, num_workers=4) for split, ds in sets.items()}\n",
+            [(2, "TL102")],
+            id="loaders-per-split-in-a-dict-comprehension",
+        ),
+        pytest.param(
+            "sets = {'train': TensorDataset(X.cuda(), y.cuda())}\nloaders = {}\n"
+            "for split, ds in sets.items():\n    loaders[split] = DataLoader(ds, pin_memory=True)\n",
+            [(4, "TL101")],
+            id="loaders-per-split-in-a-loop",
+        ),
+        pytest.param(
+            "parts = [TensorDataset(X.cuda(), y.cuda()), TensorDataset(Xv.cuda(), yv.cuda())]\n"
+            "loaders = [DataLoader(ds, num_workers=2) for i, ds in enumerate(parts)]\n"
+            "pinned = [DataLoader(ds, pin_memory=True) for name, ds in zip(names, parts)]\n",
+            [(2, "TL102"), (3, "TL101")],
+            id="loaders-over-enumerate-and-zip",
+        ),
+        pytest.param(
+            "sets = {torch.device('cuda'): TensorDataset(X, y)}\n"
+            "a = [DataLoader(ds, num_workers=2) for device, ds in sets.items()]\n"
+            "b = [DataLoader(TensorDataset(X.to(device)), num_workers=2) for device in sets]\n"
+            "c = [DataLoader(ds, pin_memory=True) for i, ds in enumerate(sets.values())]\n",
+            [(3, "TL102")],
+            id="keys-and-values-of-a-dict-kept-apart",
+        ),
+        pytest.param(
+            "sets = {'train': TensorDataset(X, y), 'val': TensorDataset(Xv, yv)}\n"
+            "loaders = {split: DataLoader(ds, num_workers=4, pin_memory=True) for split, ds in sets.items()}\n",
+            [],
+            id="loaders-per-split-over-cpu-data",
+        ),
+        pytest.param(
             "def odd(ts, y, cfg, *args, **kw):\n"
             "    DataLoader(*args, **kw)\n"
             "    DataLoader(pin_memory=True)\n"

@@ -577,20 +577,32 @@ class DevicePlacement:
     def _trace_name(self, expr: cst.BaseExpression, inv: Invocations) -> Trace:
         if isinstance(expr, cst.Attribute) and expr.attr.value in PRESERVING_ATTRIBUTES:
             return self.trace(expr.value, inv)
-        iterated = self._comprehension_source(expr) if isinstance(expr, cst.Name) else None
-        if iterated is not None:  # ``column`` in ``(torch.stack(column) for column in columns)``
-            return self.trace(iterated, inv)
+        target = self.scopes.binding_of(expr) if isinstance(expr, cst.Name) else None
+        if target is not None and target.kind in (FOR, COMPREHENSION) and target.value is not None and not target.starred:
+            # ``column`` in ``(torch.stack(column) for column in columns)``, ``ds`` in ``for split, ds in sets.items()``
+            iterated = self._iterated_element(target.value, target.path)
+            return self.trace(iterated, inv).via(target) if iterated is not None else EMPTY
         total = EMPTY
         for binding in self.bindings(expr):
             total = total + self.binding_trace(binding, inv) + self._appended_trace(binding, expr, inv)
         return total
 
-    def _comprehension_source(self, name: cst.Name) -> Optional[cst.BaseExpression]:
-        """The iterable of the comprehension clause whose plain target is ``name``."""
-        binding = self.scopes.binding_of(name)
-        if binding is None or binding.kind != COMPREHENSION or binding.path:
-            return None
-        return binding.value
+    def _iterated_element(self, iterable: cst.BaseExpression, path: Tuple[int, ...]) -> Optional[cst.BaseExpression]:
+        """What holds the part at ``path`` of the items ``iterable`` yields, as far as its shape tells: the dict's
+        values for ``k, v in d.items()`` (None for the keys), ``d`` for ``d.values()``, ``xs`` for ``i, x in
+        enumerate(xs)``, the ``k``-th argument of ``zip``; else the whole iterable (any of its elements)."""
+        call = iterable if isinstance(iterable, cst.Call) else None
+        method = call.func.attr.value if call is not None and isinstance(call.func, cst.Attribute) else None
+        if call is not None and method in ("items", "values") and not call.args:
+            if method == "items" and path[:1] == (0,):
+                return None  # a key
+            return call.func.value  # type: ignore[union-attr]  # ``_trace`` of a dict display reads its values
+        builtin = call.func.value if call is not None and isinstance(call.func, cst.Name) else None
+        if builtin == "enumerate" and call.args and path[:1]:  # type: ignore[union-attr]
+            return call.args[0].value if path[0] == 1 else None  # type: ignore[union-attr]
+        if builtin == "zip" and path[:1] and path[0] < len(call.args):  # type: ignore[union-attr]
+            return call.args[path[0]].value  # type: ignore[union-attr]
+        return iterable
 
     def _appended_trace(self, binding: Binding, use: cst.BaseExpression, inv: Invocations) -> Trace:
         """What was appended to the list ``binding`` holds before ``use``: ``xs.append(x.to(d))``,
