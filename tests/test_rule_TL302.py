@@ -39,3 +39,41 @@ def messages(source: str) -> List[str]:
 def test_a_method_parameter_takes_the_tensor_its_self_call_passes(dtype: str, reported: bool) -> None:
     found = messages(MODEL.replace("DTYPE", dtype))
     assert (len(found) == 1 and "the embedding `self.embedding` (`ids`)" in found[0]) if reported else not found
+
+
+ITERATED = """
+import torch
+from torch import nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 4)
+
+    def forward(self, ids):
+        return self.emb(ids).sum()
+
+
+model = Model()
+BATCHES
+for ids in batches:
+    model(ids)
+"""
+
+
+@pytest.mark.parametrize(
+    "batches, reported",
+    [
+        ("batches = [torch.zeros(4, 8) for _ in range(3)]", "torch.zeros(4, 8)"),
+        ("batches = (torch.ones(2, 8) for _ in range(3))", "torch.ones(2, 8)"),
+        ("batches = [torch.zeros(8, dtype=torch.long), torch.ones(8)]", "torch.ones(8)"),
+        ("batches = [*[torch.empty(3)], torch.zeros(3, dtype=torch.long)]", "torch.empty(3)"),
+        ("batches = [torch.zeros(4, 8, dtype=torch.long) for _ in range(3)]", None),
+        ("batches = (torch.zeros(8, dtype=torch.long), torch.ones(8, dtype=torch.int))", None),
+    ],
+)
+def test_the_elements_of_a_list_or_comprehension_a_loop_iterates_are_followed(batches: str, reported) -> None:
+    """Token ids iterated out of a list display or a comprehension keep the dtype they were made with."""
+    found = messages(ITERATED.replace("BATCHES", batches))
+    assert [message.split("`")[1] for message in found] == ([reported] if reported else [])

@@ -375,6 +375,17 @@ class FloatIndexTensors(Rule):
             if binding is not None and binding.assigns and binding.value is not None and not binding.path:
                 return self._iterated_source(binding.value, path, depth + 1)
             return None
+        if isinstance(iterable, (cst.List, cst.Tuple, cst.Set)):  # ``for ids in [a, b]``: any element
+            for element in iterable.elements:
+                if isinstance(element, cst.StarredElement):
+                    source = self._iterated_source(element.value, path, depth + 1)
+                else:
+                    source = self._float_source(element.value, path, depth + 1)
+                if source is not None:
+                    return source
+            return None
+        if isinstance(iterable, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):  # ``[torch.zeros(n) for _ in ...]``
+            return self._float_source(iterable.elt, path, depth + 1)
         if not isinstance(iterable, cst.Call) or not iterable.args:
             return None if path else self._float_source(iterable, (), depth + 1)
         qualified = self.facts.qualified_name(iterable.func) or dotted(iterable.func) or ""
