@@ -233,3 +233,31 @@ def test_a_gan_pair_named_opt_reports_the_optimizer_never_cleared(g: str, d: str
     assert [(row, f"`{g}.step()`" in message) for row, message, _ in findings(source)] == [(14, True)]
     cleared = source.replace("        g_loss.backward()", f"        {g}.zero_grad()\n        g_loss.backward()")
     assert findings(cleared) == []
+
+
+DICT_OF_OPTIMIZERS = """
+import torch
+
+def train(G, D, loader):
+    opts = {"g": torch.optim.Adam(G.parameters()), "d": torch.optim.Adam(D.parameters())}
+    for z, real in loader:
+        opts["d"].zero_grad()
+        d_loss = D(real).mean() - D(G(z).detach()).mean()
+        d_loss.backward()
+        opts["d"].step()
+CLEAR_G
+        g_loss = -D(G(z)).mean()
+        g_loss.backward()
+        opts["g"].step()
+"""
+
+
+@pytest.mark.parametrize("container", ["opts", "optimizers", "self.optimizers"])
+def test_optimizers_held_in_a_container_are_told_apart_by_their_key(container: str) -> None:
+    """A GAN's optimizers in a dict: the discriminator's is cleared, the generator's never is, and only it is
+    reported; clearing it too (by the same key) silences the loop."""
+    source = DICT_OF_OPTIMIZERS.replace("opts", container)
+    found = findings(source.replace("CLEAR_G\n", ""))
+    assert [message.split("`")[1] for _, message, _ in found] == [f'{container}["g"].step()']
+    assert f'        {container}["g"].zero_grad(set_to_none=True)\n        g_loss.backward()' in fixed(source.replace("CLEAR_G\n", ""))
+    assert findings(source.replace("CLEAR_G", f'        {container}["g"].zero_grad()')) == []

@@ -37,9 +37,9 @@ from trainlint.step_words import (
     INTEGER_DTYPES,
     INTEGER_METHODS,
     NO_GRAD_WRAPPER,
-    OPTIMIZER_NAME,
     SEQUENCE_MAKERS,
     STEP_HOOK_NAME,
+    optimizer_name_match,
 )
 
 # Mirror rules/batches/tl302_float_index_tensors.py: what creates a float tensor, what takes indices.
@@ -96,7 +96,7 @@ class _Step(NamedTuple):
 def _step(call: ast.Call) -> _Step:
     receiver = call.func.value  # type: ignore[attr-defined]
     text = _dotted(receiver) or ast.dump(receiver)
-    match = OPTIMIZER_NAME.search(last_name(receiver))
+    match = _optimizer_receiver(receiver)
     optimizer = text
     if match and match.group(0).lower() == "scaler" and call.args and not isinstance(call.args[0], ast.Starred):
         optimizer = _dotted(call.args[0]) or ast.dump(call.args[0])
@@ -394,7 +394,7 @@ class Features:
         if method in BACKWARD_METHODS:
             training = backward = True
             self.values.record_backward(call)
-        elif method == "step" and OPTIMIZER_NAME.search(last_name(func.value)):
+        elif method == "step" and _optimizer_receiver(func.value):
             training = True
         elif method in ("append", "extend"):
             self.appends = True
@@ -1218,8 +1218,16 @@ def _surely_steps_training(call: ast.Call) -> bool:
         return False
     if func.attr in BACKWARD_METHODS:
         return True
-    receiver = _dotted(func.value)
-    return func.attr == "step" and bool(receiver) and OPTIMIZER_NAME.search(receiver.rsplit(".", 1)[-1]) is not None
+    owner = func.value.value if isinstance(func.value, ast.Subscript) else func.value
+    return func.attr == "step" and bool(_dotted(owner)) and _optimizer_receiver(func.value) is not None
+
+
+def _optimizer_receiver(receiver: ast.AST) -> "Optional[re.Match[str]]":
+    """Mirror ``trainlint.analysis.calls``: a receiver whose last name reads as an optimizer or a scaler, or an item of
+    a container named like them (``opts["g"]``)."""
+    if isinstance(receiver, ast.Subscript):
+        return optimizer_name_match(last_name(receiver.value), indexed=True)
+    return optimizer_name_match(last_name(receiver))
 
 
 def _names_held_out_data(iterable: ast.AST) -> bool:

@@ -17,6 +17,14 @@ BACKWARD_METHODS = frozenset({"backward", "manual_backward"})
 # The receiver of a ``.step()`` that updates weights: an optimizer or a gradient scaler (not a scheduler). ``opt``
 # also as the first word of a GAN's pair (``opt_g``, ``opt_disc``, ``optG``, ``opt2``); not ``option``/``adopted``.
 OPTIMIZER_NAME = re.compile(r"(optim|opt$|(?:^|_)opt(?:_|\d|[gd]$)|optimizer|scaler)", re.IGNORECASE)
+
+
+def optimizer_name_match(name: str, indexed: bool = False) -> "re.Match[str] | None":
+    """``name`` reads as an optimizer or a scaler (``OPTIMIZER_NAME``); an ``indexed`` container of them, whose
+    item is stepped (``opts["g"].step()``, ``self.optimizers[i].step()``), by its name less a plural ``s``."""
+    if indexed and len(name) > 1 and name[-1] in "sS":
+        name = name[:-1]
+    return OPTIMIZER_NAME.search(name)
 # ``training_step``, ``train_step``, ``_shared_step``, ``step``, ``log_step``, ``on_step_end``, ``training_step_end``,
 # ``on_train_batch_end``. Not a helper that merely names steps (``prepare_extra_step_kwargs``, ``get_step_size``):
 # diffusers' pipelines define the first in 135 files, none of them training.

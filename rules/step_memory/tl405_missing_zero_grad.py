@@ -186,7 +186,7 @@ class MissingZeroGrad(Rule):
         optimizer's, or a model that is provably not among this optimizer's
         parameters, does not.
         """
-        name = dotted(zeroed)
+        name = dotted(zeroed) or (self.facts.code(zeroed) if isinstance(zeroed, cst.Subscript) else None)  # ``opts["d"]``
         if name == stepped.name or len(all_stepped) == 1 or name is None:
             return True
         if name in all_stepped:

@@ -26,7 +26,7 @@ import libcst as cst
 
 from trainlint.analysis.imports import dotted
 from trainlint.analysis.names import Names
-from trainlint.step_words import BACKWARD_METHODS, OPTIMIZER_NAME
+from trainlint.step_words import BACKWARD_METHODS, optimizer_name_match
 
 if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
@@ -61,10 +61,13 @@ def stepped_optimizer(call: cst.Call) -> Optional[cst.BaseExpression]:
 
 
 def _optimizer_step_owner(call: cst.Call) -> Optional["re.Match[str]"]:
-    """For ``<owner>.step(...)``, where the owner's last name reads as an optimizer or scaler: that match."""
+    """For ``<owner>.step(...)``, where the owner's last name reads as an optimizer or scaler (or the owner is an
+    item of a container named like them: ``opts["g"]``): that match."""
     if not isinstance(call.func, cst.Attribute) or call.func.attr.value != "step":
         return None
-    return OPTIMIZER_NAME.search((dotted(call.func.value) or "").rsplit(".", 1)[-1])
+    owner = call.func.value
+    indexed = isinstance(owner, cst.Subscript)
+    return optimizer_name_match((dotted(owner.value if indexed else owner) or "").rsplit(".", 1)[-1], indexed)  # type: ignore[attr-defined]
 
 
 def callee(call: cst.Call) -> Optional[Callee]:
