@@ -53,6 +53,8 @@ def fixed(text: str) -> str:
         ("ok_handful_of_passes.py", "    for i in range(SHOWN):\n        image, label = test_images[i]", "    for i in range(len(test_images)):\n        image, label = test_images[i]", "model(...)"),
         ("ok_handful_of_passes.py", "attempts = 2\n", "attempts = 20\n", "model(...)"),
         ("ok_handful_of_passes.py", "        attempts -= 1\n", "", "model(...)"),
+        ("ok_handful_of_passes.py", "for i, ax in enumerate(axes.flat):", "for i, ax in enumerate(test_images):", "model(...)"),
+        ("ok_handful_of_passes.py", "fig, axes = plt.subplots(rows, cols, ", "fig, axes = make_grid(rows, cols, ", "model(...)"),
         ("ok_agent_acting_in_environment.py", "envs.step(actions)", "envs.step(envs.action_space.sample())", "model(...)"),
         ("ok_sampling_generation_loop.py", "torch.multinomial(probs, num_samples=1)", "probs.argmax(dim=-1, keepdim=True)", "model(...)"),
         (

@@ -11,7 +11,7 @@ import libcst as cst
 from trainlint.analysis import dotted
 from trainlint.analysis.devices import DeviceLattice
 from trainlint.analysis.grad_mode import GradMode
-from trainlint.analysis.names import ASSIGN, Names
+from trainlint.analysis.names import ASSIGN, Binding, Names
 from trainlint.analysis.graph_values import GraphValues, is_store_target
 from trainlint.analysis.steps import COMPREHENSIONS, Comprehension, EvaluationLoop, EvaluationLoops, Loop, Loops, enclosing_function
 from trainlint.analysis.values import Values
@@ -38,6 +38,10 @@ STORING_METHODS = frozenset({"append", "extend", "insert", "add", "put"})
 # A loop bounded by a literal this small makes a handful of forward passes (a retry, a few predictions shown in
 # a plot): not an evaluation over a data set (fixtures/TL404_eval_without_no_grad/ok_handful_of_passes.py).
 HANDFUL = 8
+# Views of a figure's grid of axes that keep one item per subplot: `axes.flat`, `axes.flatten()`, `axes.ravel()`.
+AXES_VIEWS = frozenset({"flat", "flatten", "ravel"})
+# How many bindings a loop's iterable is followed back through to the figure whose axes it holds.
+MAX_AXES_DEPTH = 4
 # A forward hook registered on a module or globally (`m.register_forward_hook(f)`, `register_module_forward_hook`):
 # it may keep what a forward computes even where the loop drops the output.
 FORWARD_HOOK = re.compile(r"(^|.*\.)register_(module_)?forward_(pre_)?hook$")
@@ -82,7 +86,8 @@ class EvalWithoutNoGrad(Rule):
     `torch.enable_grad()`, an adversarial attack (`atk(images, labels)`,
     `adversary.perturb(...)`); a loop that runs a handful of times
     (`for i in range(5):` to plot five predictions, `while retries:`
-    counting 2 down), which is no evaluation over a data set; an agent
+    counting 2 down, one pass per subplot of `fig, axes = plt.subplots(...)`),
+    which is no evaluation over a data set; an agent
     acting in an environment (what the forward pass chooses is handed to
     `env.step(...)`: one observation per environment at a time, its graph
     freed at the next step); a generation loop that draws each next
@@ -277,9 +282,11 @@ class EvalWithoutNoGrad(Rule):
         return False
 
     def _runs_a_handful_of_times(self, loop: Union[Loop, Comprehension]) -> bool:
-        """``for i in range(5):`` or ``while retries:`` counting a literal down, and no batch pulled with ``next``
-        in the loop's body."""
-        if isinstance(loop, cst.For):
+        """``for i in range(5):`` or ``while retries:`` counting a literal down, or one pass per subplot of a
+        figure, and no batch pulled with ``next`` in the loop's body."""
+        if isinstance(loop, cst.For) and self._iterates_subplots(loop.iter, 0):
+            bound: Optional[int] = 0  # as many passes as a figure shows
+        elif isinstance(loop, cst.For):
             bound = self._range_bound(loop.iter)
         elif isinstance(loop, cst.While):
             bound = self._countdown_bound(loop)
@@ -289,6 +296,39 @@ class EvalWithoutNoGrad(Rule):
             return False
         loops = self.facts.fact(Loops)
         return not any(dotted(c.func) == "next" for c in loops.body_nodes(loop, (cst.Call,)))  # type: ignore[attr-defined]
+
+    def _iterates_subplots(self, iterable: cst.BaseExpression, depth: int) -> bool:
+        """``axes`` of ``fig, axes = plt.subplots(2, 5)`` (or ``fig.subplots``), through ``enumerate``, ``zip``
+        (any of its arguments bounds it), ``axes.flat``/``flatten()``/``ravel()`` and names rebound to those."""
+        if depth > MAX_AXES_DEPTH:
+            return False
+        if isinstance(iterable, cst.Call):
+            func = iterable.func
+            if isinstance(func, cst.Name) and func.value in ("enumerate", "zip"):
+                candidates = iterable.args if func.value == "zip" else iterable.args[:1]
+                return any(self._iterates_subplots(a.value, depth + 1) for a in candidates if not a.star)
+            if isinstance(func, cst.Attribute) and func.attr.value in AXES_VIEWS:
+                return self._iterates_subplots(func.value, depth + 1)
+            return False
+        if isinstance(iterable, cst.Attribute) and iterable.attr.value in AXES_VIEWS:
+            return self._iterates_subplots(iterable.value, depth + 1)
+        if not isinstance(iterable, cst.Name):
+            return False
+        names = self.facts.fact(Names)
+        bindings = names.reaching(iterable)
+        return bool(bindings) and all(self._holds_subplots(names, b, depth) for b in bindings)
+
+    def _holds_subplots(self, names: Names, binding: Binding, depth: int) -> bool:
+        """``fig, axes = plt.subplots(...)``'s ``axes``, or a name rebound to a view of such axes."""
+        unpacked = names.unpacked(binding)
+        if unpacked is None:
+            return False
+        value, path = unpacked
+        if isinstance(value, cst.Call) and isinstance(value.func, (cst.Name, cst.Attribute)):
+            last = value.func.value if isinstance(value.func, cst.Name) else value.func.attr.value
+            if last == "subplots":
+                return path == (1,)
+        return not path and self._iterates_subplots(value, depth + 1)
 
     def _range_bound(self, iterable: cst.BaseExpression) -> Optional[int]:
         """The largest count ``range(n)`` can run, where ``n`` is an int literal (directly or through names)."""
