@@ -29,7 +29,7 @@ from typing import Callable, FrozenSet, Iterable, Iterator, List, NamedTuple, Op
 
 from trainlint.cache import ResultCache, digest
 from trainlint.diagnostics import Diagnostic, syntax_error
-from trainlint.engine import RuleSettings, fix_source, lint_source, python_verdict, reraise_interruption, unified_diff
+from trainlint.engine import FixResult, RuleSettings, fix_source, lint_source, python_verdict, reraise_interruption, unified_diff
 from trainlint.notebook import is_notebook
 from trainlint.source import DecodeError, SourceText, decode, write_atomically
 
@@ -112,13 +112,7 @@ def _process_source(path: str, data: bytes, task: FileTask) -> Tuple[FileOutcome
         result = lint_source(source.text, path, task.settings)
         outcome.diagnostics, outcome.errors = result.diagnostics, result.errors
         return outcome, None
-    if task.fixable is None:
-        fixed = fix_source(source.text, path, task.settings, task.unsafe_fixes)
-        remaining, found = fixed.remaining.diagnostics, fixed.found
-    else:  # only the fixable rules fix; every selected rule still reports, before and after
-        fixed = fix_source(source.text, path, replace(task.settings, codes=task.settings.codes & task.fixable), task.unsafe_fixes)
-        remaining = lint_source(fixed.text, path, task.settings).diagnostics
-        found = lint_source(source.text, path, task.settings).diagnostics if fixed.text != source.text else remaining
+    fixed, remaining, found = _fix(source.text, path, task)
     outcome.diagnostics, outcome.errors, outcome.applied = remaining, fixed.errors, fixed.applied
     if fixed.text == source.text:
         return outcome, None
@@ -131,6 +125,18 @@ def _process_source(path: str, data: bytes, task: FileTask) -> Tuple[FileOutcome
     outcome.diff = _diff(source, fixed.text, path)
     outcome.found = found
     return outcome, new_data
+
+
+def _fix(text: str, path: str, task: FileTask) -> Tuple[FixResult, List[Diagnostic], List[Diagnostic]]:
+    """Fix ``text`` with the fixable rules (``--fixable``/``--unfixable``; all selected ones by default): the result,
+    the findings left after it and those found before it. Every selected rule still reports, before and after."""
+    if task.fixable is None:
+        fixed = fix_source(text, path, task.settings, task.unsafe_fixes)
+        return fixed, fixed.remaining.diagnostics, fixed.found
+    fixed = fix_source(text, path, replace(task.settings, codes=task.settings.codes & task.fixable), task.unsafe_fixes)
+    remaining = lint_source(fixed.text, path, task.settings).diagnostics
+    found = lint_source(text, path, task.settings).diagnostics if fixed.text != text else remaining
+    return fixed, remaining, found
 
 
 def _process_notebook(path: str, data: bytes, task: FileTask) -> Tuple[FileOutcome, Optional[bytes]]:
@@ -152,11 +158,11 @@ def _process_notebook(path: str, data: bytes, task: FileTask) -> Tuple[FileOutco
         result = lint_source(notebook.code, path, task.settings)
         outcome.diagnostics, outcome.errors = broken + [notebook.place(d) for d in result.diagnostics], result.errors
         return outcome, None
-    fixed = fix_source(notebook.code, path, task.settings, task.unsafe_fixes)
+    fixed, remaining, found_in_code = _fix(notebook.code, path, task)
     outcome.errors, outcome.applied = fixed.errors, fixed.applied
-    found = broken + [notebook.place(d) for d in fixed.found]
+    found = broken + [notebook.place(d) for d in found_in_code]
     if fixed.text == notebook.code:
-        outcome.diagnostics = broken + [notebook.place(d) for d in fixed.remaining.diagnostics]
+        outcome.diagnostics = broken + [notebook.place(d) for d in remaining]
         return outcome, None
     try:
         text, rows = notebook.rewritten(fixed.text)
@@ -164,7 +170,7 @@ def _process_notebook(path: str, data: bytes, task: FileTask) -> Tuple[FileOutco
         _not_fixed(outcome, found)
         outcome.errors.append(f"{path}: {error}; the notebook was left unchanged")
         return outcome, None
-    outcome.diagnostics = broken + [notebook.place(d, rows) for d in fixed.remaining.diagnostics]
+    outcome.diagnostics = broken + [notebook.place(d, rows) for d in remaining]
     if text == notebook.text:  # the fix changed only what a cell's end does not keep (trailing blank lines)
         return outcome, None
     outcome.diff = unified_diff(bom + notebook.text, bom + text, path).encode("utf-8")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.shell.support import AUTOCAST, AUTOCAST_FIXED, EVAL, PRINT, PRINT_FIXED, invoke, write
+from tests.shell.support import AUTOCAST, AUTOCAST_FIXED, EVAL, PRINT, PRINT_FIXED, invoke, notebook, write
 from trainlint.config import tomllib_module
 
 pytestmark = pytest.mark.usefixtures("project")
@@ -156,6 +156,18 @@ def test_fixable_limits_fixes_to_the_named_rules(project: Path) -> None:
     assert findings(result) == ["a.py:3:6: TL701 `torch.cuda.amp.autocast` is deprecated"]
     bad = invoke("check", "--fixable", "TL9")
     assert bad.exit_code == 2 and "Unknown rule selector `TL9` in `--fixable`" in bad.stderr
+
+
+@pytest.mark.parametrize("option", [("--fixable", "TL8"), ("--unfixable", "TL701")])
+def test_fixable_and_unfixable_hold_in_notebooks_too(project: Path, option: tuple) -> None:
+    """A notebook's cells are fixed like a module: only the fixable rules' fixes are written (round 7 found a
+    notebook fixed by a rule that --unfixable had excluded)."""
+    write(project, {"n.ipynb": notebook(AUTOCAST, PRINT)})
+    result = invoke("fix", "--write", "--unsafe-fixes", *option, "--no-cache")
+    _, autocast, printing = ["".join(cell["source"]) for cell in json.loads((project / "n.ipynb").read_text())["cells"]]
+    assert "with torch.cuda.amp.autocast():" in autocast and "import logging" in autocast  # the import goes first
+    assert printing == 'logging.info("hi")\n'
+    assert findings(result) == ["n.ipynb:cell 2:5:6: TL701 `torch.cuda.amp.autocast` is deprecated"]
 
 
 def test_per_file_ignores_on_the_command_line(project: Path) -> None:
