@@ -210,6 +210,31 @@ def test_tl401_model_output_gets_an_unsafe_detach() -> None:
     assert "outputs.append(out.detach())" in fixed("TL401", text)
 
 
+@pytest.mark.parametrize(
+    "stored, fix",
+    [
+        ("for metric, value in losses.items():\n                log[metric].append((step, value))", None),
+        ("for value in losses.values():\n                log['all'].append(value)", None),
+        ("log['loss'].append((step, losses['loss']))", "log['loss'].append((step, losses['loss'].item()))"),
+    ],
+)
+def test_tl401_a_value_iterated_out_of_a_dict_gets_no_tensor_method(stored: str, fix: Optional[str]) -> None:
+    """``{"loss": loss, "mse": loss.item()}``: the dict carries a graph, but a value drawn from it in a loop may be
+    one of its numbers, which has no ``.detach()`` (round 7: uvadlc's tutorial_2a crashed at the first step)."""
+    text = _source(
+        f"""
+        log = {{}}
+        for step, (x, y) in enumerate(loader):
+            loss = criterion(model(x), y)
+            losses = {{'loss': loss, 'mse': loss.item()}}
+            loss.backward()
+            {stored}
+        """
+    )
+    assert [message.split("`")[1] for _, message, _ in findings("TL401", text)] == ["losses['loss']" if fix else "value"]
+    assert (fix in fixed("TL401", text)) if fix else fixed("TL401", text) == text
+
+
 def test_tl401_stored_container_is_reported_without_fix() -> None:
     text = _source(
         """

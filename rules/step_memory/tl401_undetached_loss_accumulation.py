@@ -302,6 +302,8 @@ class UndetachedLossAccumulation(Rule):
         if GraphKind.CONTAINER in kinds or not all(isinstance(a, WRAPPABLE) for a, _ in atoms):
             return None
         graph = self.facts.fact(GraphValues)
+        if any(self._a_value_of_a_dict(graph, atom) for atom, _ in atoms):
+            return None  # not shown to be a tensor: no tensor method on it
         initial = self._initial_value(graph, site)
         nesting = max(_literal_depth(self.facts, atom, site.value) for atom, _ in atoms)
         reads = self._reads(graph, site, nesting)
@@ -318,6 +320,17 @@ class UndetachedLossAccumulation(Rule):
             unsure = True
         applicability = Applicability.UNSAFE if unsure else Applicability.SAFE
         return CstFix(title, applicability, replacements)
+
+    def _a_value_of_a_dict(self, graph: GraphValues, atom: cst.BaseExpression) -> bool:
+        """``value`` of ``for metric, value in loss_dict.items()`` (or ``.values()``): the dict holds a graph, yet
+        each value may be a number beside the loss tensor (``{"loss": loss, "kl": kl.item()}``, round 7's
+        uvadlc notebooks), which has no ``.detach()``."""
+        if not isinstance(atom, cst.Name):
+            return False
+        binding = graph.reaching_binding(atom)
+        iterable = binding.value if binding is not None and binding.iterates else None
+        func = iterable.func if isinstance(iterable, cst.Call) else None
+        return isinstance(func, cst.Attribute) and func.attr.value in ("items", "values")
 
     def _from_parameter(self, graph: GraphValues, atom: cst.BaseExpression) -> bool:
         """``value``, ``value[k]`` or ``value.mean()`` where ``value`` is a parameter of a function other modules can call."""
