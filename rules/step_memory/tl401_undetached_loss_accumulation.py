@@ -9,9 +9,11 @@ import libcst as cst
 
 from trainlint.analysis import dotted
 from trainlint.analysis.graph_values import GraphKind, GraphValues, is_store_target, storage_path
+from trainlint.analysis.names import Names
 from trainlint.analysis.steps import StepMethods, TrainingLoops, enclosing_function
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Rule
+from trainlint.step_words import CASTS
 
 NUMBER, TENSOR, UNKNOWN = "number", "tensor", "unknown"
 CONTAINER_METHODS = frozenset(
@@ -25,6 +27,8 @@ NUMBER_SINKS = frozenset(  # loggers, TensorBoard writers, progress bars
 )
 WRAPPABLE = (cst.Name, cst.Attribute, cst.Subscript, cst.Call)
 MAX_ALIAS_DEPTH = 3
+MAX_DICT_DEPTH = 3  # assignments and returns followed to the dict a loop draws its values from
+NUMBER_METHODS = frozenset({"item", "tolist", "numpy"})  # what they return is no tensor
 STEP_COUNTER = re.compile(r"(^|[._])(step|global_step|batch_idx|batch_id|batch_index|iteration)$")
 
 
@@ -116,7 +120,10 @@ class UndetachedLossAccumulation(Rule):
     (`Meter.update(value)`): this module's callers pass tensors, but another
     caller may pass a float, which has no `.item()`. A stored
     container of graph tensors (`outputs.append(output)` after
-    `output["loss"].backward()`) gets no fix.
+    `output["loss"].backward()`) gets no fix, and neither does a value drawn
+    from a dict in a loop (`for name, value in losses.items()`) unless the
+    dict's display is in sight and none of its values is a number
+    (`"kl": kl.item()`), which has no `.detach()`.
 
     ## Evidence
     `fixtures/TL401_undetached_loss_accumulation/` (bad cases and their
@@ -322,15 +329,59 @@ class UndetachedLossAccumulation(Rule):
         return CstFix(title, applicability, replacements)
 
     def _a_value_of_a_dict(self, graph: GraphValues, atom: cst.BaseExpression) -> bool:
-        """``value`` of ``for metric, value in loss_dict.items()`` (or ``.values()``): the dict holds a graph, yet
-        each value may be a number beside the loss tensor (``{"loss": loss, "kl": kl.item()}``, round 7's
-        uvadlc notebooks), which has no ``.detach()``."""
+        """``value`` of ``for metric, value in loss_dict.items()`` (or ``.values()``) where the dict is not shown
+        to hold graph-carrying tensors only: beside the loss it may hold numbers (``{"loss": loss, "kl":
+        kl.item()}``, round 7's uvadlc notebooks), which have no ``.detach()``."""
         if not isinstance(atom, cst.Name):
             return False
         binding = graph.reaching_binding(atom)
         iterable = binding.value if binding is not None and binding.iterates else None
         func = iterable.func if isinstance(iterable, cst.Call) else None
-        return isinstance(func, cst.Attribute) and func.attr.value in ("items", "values")
+        if not (isinstance(func, cst.Attribute) and func.attr.value in ("items", "values")):
+            return False
+        displays = self._dict_displays(graph, func.value, 0)
+        values = [e for d in displays for e in d.elements]
+        return not values or any(not isinstance(e, cst.DictElement) or _a_number(e.value) for e in values)
+
+    def _dict_displays(self, graph: GraphValues, expression: cst.BaseExpression, depth: int) -> List[cst.Dict]:
+        """The dict displays ``expression`` holds, through assignments and same-module returns (an instance's
+        ``forward`` too); empty when some of what it may hold is not a display seen here."""
+        if isinstance(expression, cst.Dict):
+            return [expression]
+        if depth > MAX_DICT_DEPTH:
+            return []
+        names = self.facts.fact(Names)
+        if isinstance(expression, cst.Name):
+            binding = graph.reaching_binding(expression)
+            unpacked = names.unpacked(binding) if binding is not None else None
+            if unpacked is None:
+                return []
+            value, path = unpacked
+            return self._dict_displays(graph, value, depth + 1) if not path else self._returned_element(graph, value, path, depth)
+        if isinstance(expression, cst.Call):
+            return self._returned_element(graph, expression, (), depth)
+        return []
+
+    def _returned_element(self, graph: GraphValues, call: cst.BaseExpression, path: Tuple[int, ...], depth: int) -> List[cst.Dict]:
+        """The dict displays at ``path`` of what the same-module function ``call`` runs returns."""
+        if not isinstance(call, cst.Call):
+            return []
+        names = self.facts.fact(Names)
+        functions = [d for d in names.resolve_callable(call.func) if isinstance(d, cst.FunctionDef)]
+        functions += [m for c in names.instance_classes(call.func) for m in [names.method(c, "forward")] if m is not None]
+        found: List[cst.Dict] = []
+        for returned in (r for f in functions for r in names.returns(f)):
+            for index in path:
+                elements = returned.elements if isinstance(returned, cst.Tuple) else ()
+                plain = index < len(elements) and not any(isinstance(e, cst.StarredElement) for e in elements)
+                returned = elements[index].value if plain else None
+                if returned is None:
+                    break
+            displays = self._dict_displays(graph, returned, depth + 1) if returned is not None else []
+            if not displays:
+                return []
+            found += displays
+        return found
 
     def _from_parameter(self, graph: GraphValues, atom: cst.BaseExpression) -> bool:
         """``value``, ``value[k]`` or ``value.mean()`` where ``value`` is a parameter of a function other modules can call."""
@@ -543,6 +594,18 @@ def _formats_a_string(call: cst.Call) -> bool:
     func = call.func
     strings = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
     return isinstance(func, cst.Attribute) and func.attr.value == "format" and isinstance(func.value, strings)
+
+
+def _a_number(value: cst.BaseExpression) -> bool:
+    """A value shown to be no tensor: a literal, ``x.item()``/``x.tolist()``/``x.numpy()``, ``float(x)``, ``len(x)``."""
+    if isinstance(value, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        return True
+    if not isinstance(value, cst.Call):
+        return False
+    func = value.func
+    if isinstance(func, cst.Attribute):
+        return func.attr.value in NUMBER_METHODS
+    return isinstance(func, cst.Name) and func.value in CASTS
 
 
 def _literal_depth(facts, atom: cst.CSTNode, value: cst.CSTNode) -> int:
