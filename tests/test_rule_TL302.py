@@ -77,3 +77,48 @@ def test_the_elements_of_a_list_or_comprehension_a_loop_iterates_are_followed(ba
     """Token ids iterated out of a list display or a comprehension keep the dtype they were made with."""
     found = messages(ITERATED.replace("BATCHES", batches))
     assert [message.split("`")[1] for message in found] == ([reported] if reported else [])
+
+
+HELPERS = """
+import numpy as np
+import torch
+from torch import nn
+
+
+GPU
+
+
+def generate_input(seq, label):
+    return gpu(torch.from_numpy(np.array(seq)).type(torch.FloatTensor)), gpu(LABEL)
+
+
+rnn = nn.Linear(4, 2)
+criterion = nn.CrossEntropyLoss()
+for k in range(10):
+    x, target = generate_input([[0, 1, 0, 0]], 1)
+    loss = criterion(rnn(x), target)
+"""
+
+
+# dataflowr's helper, and the same as one conditional expression
+GPU_HELPERS = [
+    "def gpu(tensor, gpu=torch.cuda.is_available()):\n    if gpu:\n        return tensor.cuda()\n    else:\n        return tensor\n",
+    "def gpu(tensor):\n    return tensor.cuda() if torch.cuda.is_available() else tensor\n",
+]
+
+
+@pytest.mark.parametrize("gpu", GPU_HELPERS, ids=["if-statement", "conditional-expression"])
+@pytest.mark.parametrize(
+    "label, reported",
+    [
+        ("torch.from_numpy(np.array([label]))", None),
+        ("torch.FloatTensor([label])", "torch.FloatTensor([label])"),
+        ("torch.from_numpy(np.array([label], dtype=np.float32))", "torch.from_numpy(np.array([label], dtype=np.float32))"),
+    ],
+)
+def test_a_helper_called_twice_returns_each_call_its_own_argument(gpu: str, label: str, reported) -> None:
+    """Round 7 (dataflowr's 11_RNN): ``gpu(...)`` wraps both the float one-hot input and the integer target; the
+    target's chain must come back to the target's own argument, not to the input's float cast. The helper's
+    ``x.cuda() if ... else x`` is followed on both branches."""
+    found = messages(HELPERS.replace("GPU\n", gpu).replace("LABEL", label))
+    assert [message.split("`")[1] for message in found] == ([reported] if reported else [])

@@ -655,6 +655,8 @@ class Features:
                 return any(map(self._may_be_float, value.elts))
             elif isinstance(value, ast.Dict):
                 return any(map(self._may_be_float, value.values))
+            elif isinstance(value, ast.IfExp):  # `x.cuda() if use_cuda else x`: TL302 follows either branch
+                return self._may_be_float(value.body) or self._may_be_float(value.orelse)
             elif isinstance(value, (ast.ListComp, ast.GeneratorExp)):
                 return self._element_may_be_float(value)
             else:

@@ -124,6 +124,9 @@ class FloatIndexTensors(Rule):
         self.names = self.facts.fact(Names)
         self.float_labels_expected = self._configures_float_labels()
         self.constructed = self._constructed_attributes()
+        # The same-module calls whose ``return`` is being followed, innermost last: a parameter of the function
+        # called there holds that call's argument, not any call's (``gpu(x)`` returns its own ``x``).
+        self.invocations: List[Tuple[cst.FunctionDef, cst.Call]] = []
         reported: Dict[cst.Call, IndexUse] = {}
         for use in self._index_uses():
             source = self._float_source(use.value, (), 0)
@@ -274,6 +277,8 @@ class FloatIndexTensors(Rule):
             return self._float_source(expr.value, (key, *path) if key is not None else path, depth + 1)
         if isinstance(expr, cst.Call):
             return self._call_source(expr, path, depth)
+        if isinstance(expr, cst.IfExp):  # ``x.cuda() if use_cuda else x``: either branch
+            return self._float_source(expr.body, path, depth + 1) or self._float_source(expr.orelse, path, depth + 1)
         return None
 
     def _name_source(self, name: cst.Name, path: Path, depth: int) -> Optional[cst.Call]:
@@ -298,7 +303,8 @@ class FloatIndexTensors(Rule):
         function = parameter.statement if parameter is not None else None
         if not isinstance(function, cst.FunctionDef):
             return None
-        for call in self.names.calls_of(function):
+        invoked = [call for called, call in self.invocations if called is function]
+        for call in invoked[-1:] or self.names.calls_of(function):
             argument = self.names.argument_for(call, function, parameter.node)  # type: ignore[union-attr,arg-type]
             source = self._float_source(argument, path, depth + 1) if argument is not None else None
             if source is not None:
@@ -360,10 +366,14 @@ class FloatIndexTensors(Rule):
         for function in self.names.callees(call):
             if not isinstance(function, cst.FunctionDef) or function.name.value == "__init__":
                 continue
-            for returned in self.names.returns(function):
-                source = self._float_source(returned, path, depth + 1)
-                if source is not None:
-                    return source
+            self.invocations.append((function, call))
+            try:
+                for returned in self.names.returns(function):
+                    source = self._float_source(returned, path, depth + 1)
+                    if source is not None:
+                        return source
+            finally:
+                self.invocations.pop()
         return None
 
     def _iterated_source(self, iterable: cst.BaseExpression, path: Path, depth: int) -> Optional[cst.Call]:
