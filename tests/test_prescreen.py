@@ -196,7 +196,8 @@ def test_histories_are_lists_made_once_and_appended_per_step(code: str, grows: b
         ("for x in loader:\n    model.eval()\n    model(x)", True),
         ("outs = [model(x) for x in val_loader]", True),
         ("for x in loaders['test']:\n    model(x)", True),
-        ("def test_eval():\n    model.eval()\n    for x in loader:\n        model(x)", False),  # a pytest test
+        ("import pytest\ndef test_eval():\n    model.eval()\n    for x in loader:\n        model(x)", False),  # a test
+        ("def test_eval():\n    model.eval()\n    for x in loader:\n        model(x)", True),  # no file of tests
         ("def setup():\n    model.eval()\ndef run():\n    for x in loader:\n        model(x)", False),  # another function
         ("for x in loader:\n    model(x)\nmodel.eval()", False),  # the mode is set after the loop
     ],

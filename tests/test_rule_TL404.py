@@ -50,6 +50,7 @@ def fixed(text: str) -> str:
         ("ok_forward_in_callee_under_no_grad.py", "        with torch.no_grad():\n            loss", "        if True:\n            loss", "model(...)"),
         ("ok_loop_that_runs_once.py", "        break\n", "        print(batch_idx)\n", "model(...)"),
         ("ok_unit_test_comparison.py", "def test_scripted_model_matches_eager(", "def compare_scripted(", "scripted(...)"),
+        ("ok_unit_test_comparison.py", "import unittest\n", "", "scripted(...)"),
         ("ok_handful_of_passes.py", "    for i in range(SHOWN):\n        image, label = test_images[i]", "    for i in range(len(test_images)):\n        image, label = test_images[i]", "model(...)"),
         ("ok_handful_of_passes.py", "attempts = 2\n", "attempts = 20\n", "model(...)"),
         ("ok_handful_of_passes.py", "        attempts -= 1\n", "", "model(...)"),
@@ -322,3 +323,12 @@ def test_a_character_generator_is_reported_on_both_of_its_loops_once_its_guard_i
     loops = [row for row, line in enumerate(lines, start=1) if line.startswith("    for ") and "predict(" in lines[row]]
     assert len(loops) == 2
     assert [(row, "runs `net(...)`" in message) for row, message, _ in findings(changed)] == [(row, True) for row in loops]
+
+
+@pytest.mark.parametrize("path, reported", [("test_model.py", False), ("model_test.py", False), ("train.py", True), ("notebook.ipynb", True)])
+def test_a_test_function_is_a_test_only_in_a_file_of_tests(path: str, reported: bool) -> None:
+    """pytest collects ``def test_*`` from ``test_*.py``/``*_test.py``; in a notebook (round 7: dataflowr's
+    01_intro) or a script, ``def test_model(model, loader)`` is an evaluation."""
+    text = "import torch\n\ndef test_model(model, test_loader):\n    model.eval()\n    for x, y in test_loader:\n        print(model(x).argmax(1))\n"
+    result = lint_source(text, path, SETTINGS)
+    assert [d.code for d in result.diagnostics] == (["TL404"] if reported else [])

@@ -141,7 +141,7 @@ def plan_parse(text: str, path: str, codes: FrozenSet[str], *, screen: bool = Tr
     if tree is not None and triggered and screen:
         from trainlint.prescreen import screened_codes
 
-        triggered = screened_codes(tree, triggered)
+        triggered = screened_codes(tree, triggered, path)
     return ParsePlan(tree, python_error, beyond_limits, triggered)
 
 
@@ -249,7 +249,7 @@ def _lint_with_facts(
         cls = load_rule(code)
         options = {name: option.default for name, option in cls.options.items()}
         options.update(settings.options.get(code, {}))
-        rules.append(cls(RuleContext(facts, options)))
+        rules.append(cls(RuleContext(facts, options, path=path)))
     dispatcher = _Dispatcher(rules, path, cancelled)
     dispatcher.run(facts)
     reports = [(rule, report) for rule in rules if rule not in dispatcher.failed for report in rule.context.reports]

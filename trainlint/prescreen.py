@@ -39,6 +39,8 @@ from trainlint.step_words import (
     NO_GRAD_WRAPPER,
     SEQUENCE_MAKERS,
     STEP_HOOK_NAME,
+    TEST_FRAMEWORKS,
+    collected_as_tests,
     optimizer_name_match,
 )
 
@@ -115,7 +117,7 @@ class Features:
     around it, so the region is a superset of the analyses' own.
     """
 
-    def __init__(self, tree: ast.AST) -> None:
+    def __init__(self, tree: ast.AST, path: str = "") -> None:
         self.trains = False  # a backward, an optimizer or scaler step, or a step hook's definition
         self.accumulates = False  # `x += v`, `x = x + v`, `d[k] = v`, `xs.append(v)` with v not a constant
         self.appends = False  # `xs.append(...)` / `xs.extend(...)`
@@ -142,6 +144,8 @@ class Features:
         self._whole_calls: List[Tuple[ast.Call, int]] = []  # calls outside loops and per-item code, with their scope: TL103's moves
         self._move_calls: List[Tuple[ast.Call, Tuple[int, ...]]] = []  # calls that may move (`_may_move`), with their functions
         self._names_cuda_tensor_type = False  # `torch.cuda.FloatTensor` named: any call may be one, through an alias
+        # a file of tests, where TL404 takes `def test_*` for a test: by its name, or an import of pytest/unittest
+        self._holds_tests = collected_as_tests(path)
         self._walk(tree)
 
     # ----- the walk ---------------------------------------------------------------------
@@ -256,6 +260,8 @@ class Features:
                 imported = [module] if kind is ast.ImportFrom else [alias.name for alias in node.names]  # type: ignore[attr-defined]
                 if any(m.split(".")[0] == "datasets" for m in imported):
                     self.may_know_batch_keys = True
+                if any(m.split(".")[0] in TEST_FRAMEWORKS for m in imported):
+                    self._holds_tests = True
                 self._bind(*bound)
                 self.values.record_imports(bound)
                 self._bind_code(bound, node, module_statements, functions)
@@ -1089,7 +1095,8 @@ class Features:
     def _may_evaluate(self, loop: ast.AST, functions: Tuple[int, ...], held_out: bool) -> bool:
         """Mirror TL404: a loop outside a ``test_*`` function over held-out data, or after or around a ``.eval()``
         in its own function, or calling a function that makes one (a trainer's ``validation_step``)."""
-        if any(f in self._in_tests for f in functions) or functions[-1:] and self._runs_without_grad(functions[-1]):
+        in_a_test = self._holds_tests and any(f in self._in_tests for f in functions)
+        if in_a_test or functions[-1:] and self._runs_without_grad(functions[-1]):
             return False
         start = (loop.lineno, loop.col_offset)  # type: ignore[attr-defined]
         if any(around == functions and begin <= start <= end for around, begin, end in self._no_grad_blocks):
@@ -1364,10 +1371,11 @@ def _is_index_key(node: object) -> bool:
     return isinstance(node, ast.Constant) and node.value in _INDEX_KEYS
 
 
-def screened_codes(tree: ast.AST, codes: Sequence[str]) -> List[str]:
-    """The rules among ``codes`` whose structural condition holds on ``tree`` (or that declare none)."""
+def screened_codes(tree: ast.AST, codes: Sequence[str], path: str = "") -> List[str]:
+    """The rules among ``codes`` whose structural condition holds on ``tree`` (or that declare none); ``path`` is the
+    file's, for what its name says (a file of tests)."""
     conditions = [(code, ENTRIES_BY_CODE[code].structure) for code in codes]
     if all(condition is None for _, condition in conditions):
         return list(codes)
-    features = Features(tree)
+    features = Features(tree, path)
     return [code for code, condition in conditions if condition is None or condition(features)]

@@ -80,6 +80,7 @@ class RuleContext:
     facts: "ModuleFacts"
     options: Mapping[str, Any]
     reports: List[Report] = field(default_factory=list)
+    path: str = ""  # the file's path as given (a notebook's ``.ipynb``), for what its name says: a file of tests
 
 
 class Rule:
@@ -102,6 +103,10 @@ class Rule:
     @property
     def facts(self) -> "ModuleFacts":
         return self.context.facts
+
+    @property
+    def path(self) -> str:
+        return self.context.path
 
     def option(self, name: str) -> Any:
         return self.context.options[name]

@@ -30,6 +30,17 @@ def optimizer_name_match(name: str, indexed: bool = False) -> "re.Match[str] | N
 # diffusers' pipelines define the first in 135 files, none of them training.
 STEP_HOOK_NAME = re.compile(r"(^|_)step(_(end|begin|start))?$|^on_\w*batch\w*$")
 
+# Modules whose import marks a file of tests (``def test_*`` there is a test, its inputs test-sized).
+TEST_FRAMEWORKS = frozenset({"pytest", "unittest"})
+
+
+def collected_as_tests(path: str) -> bool:
+    """A file pytest collects ``def test_*`` functions from by default (``test_*.py``, ``*_test.py``); never a
+    notebook, whose ``def test_model(...)`` is an evaluation like any other."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+
+
 # ``log``/``update`` run per step only in a module that trains; elsewhere those names mean anything.
 GENERIC_HOOK_NAMES = frozenset({"log", "update"})
 

@@ -18,6 +18,7 @@ from trainlint.analysis.values import Values
 from trainlint.analysis.walk import walk
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Import, Rule
+from trainlint.step_words import TEST_FRAMEWORKS, collected_as_tests
 
 # Autograd in the loop: evaluation that needs gradients (saliency maps, input attributions).
 # (`torch.autograd.Variable` differentiates nothing: a loop wrapping inputs in it is still an evaluation.)
@@ -98,8 +99,11 @@ class EvalWithoutNoGrad(Rule):
     decoding, `argmax` fed back, is still reported: nothing in the loop
     tells it from a prediction compared with labels; a loop that drops every output (`model(x)` as a
     statement, to warm up or time the model), unless the module registers a
-    forward hook that may keep what the forward computes; pytest tests (`def test_*`), whose
-    test-sized inputs make the graphs' memory no concern.
+    forward hook that may keep what the forward computes; tests (`def test_*`
+    in a file of tests: one pytest collects by its name, `test_*.py` or
+    `*_test.py`, or one that imports pytest or unittest), whose test-sized
+    inputs make the graphs' memory no concern. A notebook's or a script's
+    `def test_model(model, loader)` is an evaluation like any other.
 
     ## Why is this bad
     `model.eval()` changes what dropout and batch normalisation do, not
@@ -370,8 +374,20 @@ class EvalWithoutNoGrad(Rule):
         return max(found)  # type: ignore[type-var]
 
     def _in_a_test(self, loop: Union[Loop, Comprehension]) -> bool:
-        """A pytest test (``def test_*``): its inputs are test-sized, and the memory of their graphs no concern."""
+        """A test (``def test_*`` in a file of tests): its inputs are test-sized, and the memory of their graphs no
+        concern. A file of tests is one pytest collects by its name, or one that imports pytest or unittest; a
+        notebook's ``def test_model(...)`` evaluates like any other function (round 7, dataflowr's 01_intro)."""
+        if not self._holds_tests:
+            return False
         return any(isinstance(a, cst.FunctionDef) and a.name.value.startswith("test_") for a in self.facts.ancestors(loop))
+
+    @functools.cached_property
+    def _holds_tests(self) -> bool:
+        if collected_as_tests(self.path):
+            return True
+        imported = [dotted(a.name) for node in self.facts.nodes(cst.Import) for a in node.names]  # type: ignore[attr-defined]
+        imported += [dotted(node.module) for node in self.facts.nodes(cst.ImportFrom) if node.module is not None]  # type: ignore[attr-defined]
+        return any((name or "").split(".")[0] in TEST_FRAMEWORKS for name in imported)
 
     def _escaping_outputs(self, loop: Union[Loop, Comprehension]) -> bool:
         """A value carrying a graph is stored beyond its iteration: appended, kept on an attribute, returned, yielded,
