@@ -332,3 +332,42 @@ def test_a_test_function_is_a_test_only_in_a_file_of_tests(path: str, reported: 
     text = "import torch\n\ndef test_model(model, test_loader):\n    model.eval()\n    for x, y in test_loader:\n        print(model(x).argmax(1))\n"
     result = lint_source(text, path, SETTINGS)
     assert [d.code for d in result.diagnostics] == (["TL404"] if reported else [])
+
+
+GLOBAL_MODELS = """
+import torch
+
+checkpoint = torch.load("checkpoint.pth")
+encoder = checkpoint["encoder"]
+decoder = checkpoint["decoder"]
+encoder.eval()
+decoder.eval()
+
+
+def evaluate(loader):
+LOCAL
+    scores = []
+    for images, captions in loader:
+        scores.append(decoder(encoder(images)).argmax(-1).tolist())
+    return scores
+
+
+if __name__ == "__main__":
+MAIN
+"""
+
+
+@pytest.mark.parametrize(
+    "local, main, reported",
+    [
+        ("", "    print(evaluate(loader))", True),
+        ("", "    encoder.train()\n    decoder.train()\n    print(evaluate(loader))", False),  # put back in training mode first
+        ("    encoder, decoder = build_models()", "    print(evaluate(loader))", False),  # local models, mode unknown
+        ("", "    pass", False),  # never called by module code: whoever calls it decides the mode
+    ],
+)
+def test_global_models_put_in_eval_mode_by_module_code_evaluate_in_the_function_it_calls(local: str, main: str, reported: bool) -> None:
+    """Round 7 (sgrvinod's captioning eval.py, a miss): module code puts the global models in eval mode, then
+    calls evaluate(), whose loop runs them over the whole test set."""
+    text = GLOBAL_MODELS.replace("LOCAL\n", local + "\n" if local else "").replace("MAIN", main)
+    assert [message.split("`")[1] for _, message, _ in findings(text)] == (["decoder(...)"] if reported else [])

@@ -1092,6 +1092,10 @@ class Features:
                 return True
         return False
 
+    def _called_by_module_code(self, function: int) -> bool:
+        """Mirror ``EvaluationLoops._modes_of_globals``, wider: module code calls a function of this name."""
+        return any(scope == MODULE for _, scope in self.values.scoped_calls_named(self._names[function]))
+
     def _may_evaluate(self, loop: ast.AST, functions: Tuple[int, ...], held_out: bool) -> bool:
         """Mirror TL404: a loop outside a ``test_*`` function over held-out data, or after or around a ``.eval()``
         in its own function, or calling a function that makes one (a trainer's ``validation_step``)."""
@@ -1116,6 +1120,8 @@ class Features:
             return True
         if functions and self._called_with_a_model_in_eval_mode(self._names[functions[-1]]):
             return True
+        if functions and any(not around for _, around, _ in self._mode_calls) and self._called_by_module_code(functions[-1]):
+            return True  # a global model put in eval mode by module code, which then calls the loop's function
         end = (loop.end_lineno, loop.end_col_offset)  # type: ignore[attr-defined]
         return any(
             (position <= start and around[-1:] == functions[-1:]) or start <= position <= end

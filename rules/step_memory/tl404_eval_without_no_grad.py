@@ -72,7 +72,8 @@ class EvalWithoutNoGrad(Rule):
     a shared `infer` helper). The model may also be put in eval mode by the
     loop function's callers: when every same-module call hands it a model
     its caller has just put in eval mode (`net.eval()` then
-    `test_net(net, dataset)`). A model is recognised by its binding where one
+    `test_net(net, dataset)`), or when module code puts a global model in
+    eval mode and then calls the loop's function, which reads that global. A model is recognised by its binding where one
     shows it (an instance of a same-module `nn.Module` class, whatever its
     name), else by its name; a method of it that only compares its attributes
     or passes them as `device=`/`dtype=` (a mask helper) is no forward pass.

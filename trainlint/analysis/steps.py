@@ -417,6 +417,7 @@ class EvaluationLoops:
         self.facts = facts
         self._loops = facts.fact(Loops)
         self._caller_modes: Dict[cst.FunctionDef, Dict[str, str]] = {}
+        self._global_modes: Dict[cst.FunctionDef, Dict[str, str]] = {}
         self.loops: List[EvaluationLoop] = []
         for loop in [*self._loops.loops, *facts.nodes(*COMPREHENSIONS)]:
             if _runs_once(loop) or self._loops.trains(loop):
@@ -546,6 +547,7 @@ class EvaluationLoops:
         scope = enclosing_function(self.facts, node)
         modes: Dict[str, str] = {}
         if callers and scope is not None:
+            modes.update(self._modes_of_globals(scope))
             modes.update(self._modes_from_callers(scope))
         for call in self.facts.nodes(cst.Call):
             if self._order[call] >= self._order[node]:
@@ -561,6 +563,25 @@ class EvaluationLoops:
                 continue
             modes[dotted(call.func.value) or ""] = mode  # type: ignore[attr-defined]
         return modes
+
+    def _modes_of_globals(self, function: cst.FunctionDef) -> Dict[str, str]:
+        """Module-level models that ``function`` reads as globals, in the mode module code left each in before every
+        module-level call of it: sgrvinod's captioning ``eval.py`` runs ``encoder.eval()`` at module level, then
+        ``evaluate(beam_size)``, whose loop runs ``encoder(image)`` over the whole test set (round 7)."""
+        known = self._global_modes.get(function)
+        if known is not None:
+            return known
+        names = self.facts.fact(Names)
+        calls = [c for c in names.calls_of(function) if enclosing_function(self.facts, c) is None]
+        modes_at = [self._modes_before(call, callers=False) for call in calls]
+        scope = names.scope_of(function.body)
+        found = {
+            model: mode
+            for model, mode in (modes_at[0].items() if modes_at else ())
+            if all(before.get(model) == mode for before in modes_at[1:]) and not names.bindings(scope, model.split(".")[0])
+        }
+        self._global_modes[function] = found
+        return found
 
     def _modes_from_callers(self, function: cst.FunctionDef) -> Dict[str, str]:
         """Parameters that every same-module call of ``function`` fills with a model its caller has just put in
