@@ -643,3 +643,30 @@ def test_tl401_fix_on_a_parameter_is_safe_only_where_no_other_module_can_call_it
     assert [f[2] for f in public] == ["unsafe"]
     assert "comes from a parameter" in fix_titles("TL401", METER.format(name="update"))[0]
     assert [f[2] for f in findings("TL401", METER.format(name="_update"))] == ["safe"]
+
+
+@pytest.mark.parametrize(
+    "copy, reported",
+    [
+        ("loss.data.cpu().numpy()", False),  # one value on the host, like loss.item()
+        ("loss.data.numpy()", False),
+        ("model(x).data.cpu().numpy()", True),  # a whole output per step
+    ],
+)
+def test_tl402_a_host_copy_through_data_of_a_scalar_loss_is_a_number(copy: str, reported: bool) -> None:
+    """Round 7 (yandexdataschool's Practical_DL): ``losses.append(loss.data.cpu().numpy())`` is the older spelling
+    of ``loss.detach().cpu().numpy()``, which was already read as one number."""
+    text = _source(
+        f"""
+        history = []
+        for epoch in range(10):
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                optimizer.zero_grad()
+                history.append({copy})
+        return history
+        """
+    )
+    assert len(findings("TL402", text)) == (1 if reported else 0)

@@ -498,11 +498,16 @@ class UnboundedStepHistory(Rule):
         return "element"
 
     def _copies_scalar_loss(self, call: cst.Call) -> bool:
-        """``cost.detach().cpu().numpy()`` where ``cost`` is a scalar loss: a 0-d copy, a number in all but type
-        (fixtures/TL402_unbounded_step_history/ok_host_copies_of_scalar_loss.py)."""
+        """``cost.detach().cpu().numpy()`` (or the older ``cost.data.cpu().numpy()``) where ``cost`` is a scalar
+        loss: a 0-d copy, a number in all but type (fixtures/TL402_unbounded_step_history/ok_host_copies_of_scalar_loss.py)."""
         value: cst.BaseExpression = call
-        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in SCALAR_COPIES:
-            value = value.func.value
+        while True:
+            if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in SCALAR_COPIES:
+                value = value.func.value
+            elif isinstance(value, cst.Attribute) and value.attr.value == "data" and value is not call:
+                value = value.value
+            else:
+                break
         return value is not call and self.facts.fact(GraphValues).kind(value) is GraphKind.SCALAR
 
     # ----- fix ----------------------------------------------------------------------
