@@ -92,7 +92,10 @@ class EvalWithoutNoGrad(Rule):
     which is no evaluation over a data set; an agent
     acting in an environment (what the forward pass chooses is handed to
     `env.step(...)`: one observation per environment at a time, its graph
-    freed at the next step); a generation loop that draws each next
+    freed at the next step); the forward passes of a model whose every
+    parameter this module freezes (`for p in model.parameters():
+    p.requires_grad = False`, `model.requires_grad_(False)`) and never thaws,
+    which record nothing; a generation loop that draws each next
     character or token from the forward pass's output (`torch.multinomial`,
     `np.random.choice`) over no held-out data, one sequence at a time,
     unless a forward pass takes a value that may carry the last step's
@@ -160,7 +163,7 @@ class EvalWithoutNoGrad(Rule):
                 continue
             if self._runs_a_handful_of_times(found.loop):
                 continue
-            recording = self._recording(grad, found)
+            recording = [c for c in self._recording(grad, found) if not self._of_a_frozen_model(c)]
             if recording and (
                 self._acts_in_an_environment(found.loop, recording)
                 or self._drops_every_output(recording)
@@ -185,6 +188,52 @@ class EvalWithoutNoGrad(Rule):
         in_body = set(body)
         reached = grad.reached_with_grad(body)  # type: ignore[arg-type]
         return [c for c in forwards if self._records(grad, c, in_body, reached)]
+
+    def _of_a_frozen_model(self, forward: cst.Call) -> bool:
+        """``model(x)`` where this module turns off ``requires_grad`` on every parameter of ``model`` and never
+        back on: with inputs that need no gradient, nothing records a graph (round 7, Modern-CV's
+        adversarial_attack notebook: ``for param in model.parameters(): param.requires_grad = False``)."""
+        name = dotted(forward.func) or ""
+        return any(
+            (name == model or name.startswith(model + ".")) and self._variable(forward.func) == variable
+            for model, variable in self._frozen_models
+        )
+
+    def _variable(self, expression: cst.BaseExpression) -> FrozenSet[object]:
+        """What a dotted name's root is, as the scopes of the bindings that reach it: two reads of ``model`` are
+        one variable where the same scope binds both (a parameter of ``freeze(model)`` is not the global)."""
+        root = expression
+        while isinstance(root, (cst.Attribute, cst.Call)):
+            root = root.value if isinstance(root, cst.Attribute) else root.func
+        if not isinstance(root, cst.Name):
+            return frozenset()
+        return frozenset(id(b.scope) for b in self.facts.fact(Names).reaching(root))
+
+    @functools.cached_property
+    def _frozen_models(self) -> FrozenSet[Tuple[str, FrozenSet[object]]]:
+        """Models whose every parameter this module freezes (``m.requires_grad_(False)``, or a loop over
+        ``m.parameters()`` setting ``requires_grad = False`` unconditionally), none of them turned back on; each
+        with the variable it is (:meth:`_variable`)."""
+        frozen: Set[Tuple[str, FrozenSet[object]]] = set()
+        thawed: Set[Tuple[str, FrozenSet[object]]] = set()
+        for call in self.facts.nodes(cst.Call):
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_" and dotted(func.value):
+                flag = call.args[0].value if call.args else None
+                (frozen if _is_false(flag) else thawed).add((dotted(func.value), self._variable(func.value)))  # type: ignore[arg-type]
+        for loop in self.facts.nodes(cst.For):
+            iterated = loop.iter  # type: ignore[attr-defined]
+            if not (isinstance(iterated, cst.Call) and isinstance(iterated.func, cst.Attribute) and iterated.func.attr.value == "parameters"):
+                continue
+            model = dotted(iterated.func.value)
+            if not model:
+                continue
+            key = (model, self._variable(iterated.func.value))
+            if any(_freezes(s, loop.target) for s in loop.body.body):  # type: ignore[attr-defined]
+                frozen.add(key)
+            if any(flag is not False for flag in _nested_requires_grad_flags(self.facts, loop)):
+                thawed.add(key)
+        return frozenset(key for key in frozen - thawed if key[1])
 
     def _launcher_method(self, call: cst.Call) -> bool:
         """``accelerator.unwrap_model(model)``: a method of an ``Accelerator``/``Fabric`` hands the model back, it
@@ -496,6 +545,32 @@ def _statement_of(facts, node: cst.CSTNode) -> Optional[cst.SimpleStatementLine]
 def _binding_statement(graph: GraphValues, read: cst.BaseExpression) -> Optional[cst.CSTNode]:
     binding = graph.reaching_binding(read) if isinstance(read, cst.Name) else None
     return binding.statement if binding is not None else None
+
+
+def _freezes(statement: cst.CSTNode, target: cst.BaseExpression) -> bool:
+    """``p.requires_grad = False`` or ``p.requires_grad_(False)`` as a statement of its own on the loop's target
+    ``p`` (a setting under an ``if`` freezes only some parameters)."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1 or not isinstance(target, cst.Name):
+        return False
+    small = statement.body[0]
+    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+        stored = small.targets[0].target
+        return isinstance(stored, cst.Attribute) and stored.attr.value == "requires_grad" and dotted(stored.value) == target.value and _is_false(small.value)
+    call = small.value if isinstance(small, cst.Expr) else None
+    if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "requires_grad_":
+        return dotted(call.func.value) == target.value and bool(call.args) and _is_false(call.args[0].value)
+    return False
+
+
+def _nested_requires_grad_flags(facts, loop: cst.For) -> List[Optional[bool]]:
+    """Every ``requires_grad`` assignment anywhere in ``loop``'s body: ``True`` ones (or unknown values) thaw."""
+    flags: List[Optional[bool]] = []
+    for node in walk(loop.body):
+        if isinstance(node, cst.Assign) and any(
+            isinstance(t.target, cst.Attribute) and t.target.attr.value == "requires_grad" for t in node.targets
+        ):
+            flags.append(False if _is_false(node.value) else None)
+    return flags
 
 
 def _is_false(value: Optional[cst.BaseExpression]) -> bool:
