@@ -38,7 +38,7 @@ ATTACK_NAME = re.compile(r"(^|_)(atk|attack|attacker|adversary|pgd|fgsm|cw)(_|$)
 STORING_METHODS = frozenset({"append", "extend", "insert", "add", "put"})
 # A loop bounded by a literal this small makes a handful of forward passes (a retry, a few predictions shown in
 # a plot): not an evaluation over a data set (fixtures/TL404_eval_without_no_grad/ok_handful_of_passes.py).
-HANDFUL = 8
+HANDFUL = 10
 # Views of a figure's grid of axes that keep one item per subplot: `axes.flat`, `axes.flatten()`, `axes.ravel()`.
 AXES_VIEWS = frozenset({"flat", "flatten", "ravel"})
 # How many bindings a loop's iterable is followed back through to the figure whose axes it holds.
@@ -87,8 +87,9 @@ class EvalWithoutNoGrad(Rule):
     `requires_grad_()` on inputs, reading `.grad` (saliency maps),
     `torch.enable_grad()`, an adversarial attack (`atk(images, labels)`,
     `adversary.perturb(...)`); a loop that runs a handful of times
-    (`for i in range(5):` to plot five predictions, `while retries:`
-    counting 2 down, one pass per subplot of `fig, axes = plt.subplots(...)`),
+    (at most ten passes: `for i in range(5):` to plot five predictions,
+    `while retries:` counting 2 down, `for j, x in enumerate(loader):` broken
+    by `if j >= 9: break`; one pass per subplot of `fig, axes = plt.subplots(...)`),
     which is no evaluation over a data set; an agent
     acting in an environment (what the forward pass chooses is handed to
     `env.step(...)`: one observation per environment at a time, its graph
@@ -336,12 +337,15 @@ class EvalWithoutNoGrad(Rule):
         return False
 
     def _runs_a_handful_of_times(self, loop: Union[Loop, Comprehension]) -> bool:
-        """``for i in range(5):`` or ``while retries:`` counting a literal down, or one pass per subplot of a
-        figure, and no batch pulled with ``next`` in the loop's body."""
+        """``for i in range(5):``, ``while retries:`` counting a literal down, ``for j, x in enumerate(loader):``
+        broken by ``if j >= 9: break``, or one pass per subplot of a figure, and no batch pulled with ``next`` in
+        the loop's body."""
         if isinstance(loop, cst.For) and self._iterates_subplots(loop.iter, 0):
             bound: Optional[int] = 0  # as many passes as a figure shows
         elif isinstance(loop, cst.For):
             bound = self._range_bound(loop.iter)
+            if bound is None:
+                bound = _counted_break_bound(loop)
         elif isinstance(loop, cst.While):
             bound = self._countdown_bound(loop)
         else:
@@ -545,6 +549,30 @@ def _statement_of(facts, node: cst.CSTNode) -> Optional[cst.SimpleStatementLine]
 def _binding_statement(graph: GraphValues, read: cst.BaseExpression) -> Optional[cst.CSTNode]:
     binding = graph.reaching_binding(read) if isinstance(read, cst.Name) else None
     return binding.statement if binding is not None else None
+
+
+def _counted_break_bound(loop: cst.For) -> Optional[int]:
+    """How many passes ``for j, x in enumerate(xs):`` makes when its body holds ``if j >= N: break`` (``==``,
+    ``>``) as a statement of its own: N + 1 (N + 2 for ``>``); None where no such break bounds it."""
+    iterable, target = loop.iter, loop.target
+    if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "enumerate"):
+        return None
+    if iterable.args[1:] or not (isinstance(target, cst.Tuple) and target.elements and isinstance(target.elements[0].value, cst.Name)):
+        return None  # a start other than 0
+    counter = target.elements[0].value.value  # type: ignore[attr-defined]
+    bounds = []
+    for statement in loop.body.body:  # type: ignore[attr-defined]
+        test = statement.test if isinstance(statement, cst.If) and statement.orelse is None else None
+        body = statement.body.body if isinstance(test, cst.Comparison) else ()  # type: ignore[union-attr]
+        first = body[0].body[0] if body and isinstance(body[0], cst.SimpleStatementLine) else (body[0] if body else None)
+        breaks = isinstance(first, cst.Break)  # `if j >= 9: break` on its own line or on the `if`'s
+        if not breaks or not isinstance(test.left, cst.Name) or test.left.value != counter or len(test.comparisons) != 1:  # type: ignore[union-attr]
+            continue
+        comparison = test.comparisons[0]  # type: ignore[union-attr]
+        extra = {cst.GreaterThanEqual: 1, cst.Equal: 1, cst.GreaterThan: 2}.get(type(comparison.operator))
+        if extra is not None and isinstance(comparison.comparator, cst.Integer):
+            bounds.append(int(comparison.comparator.value) + extra)
+    return min(bounds) if bounds else None
 
 
 def _freezes(statement: cst.CSTNode, target: cst.BaseExpression) -> bool:
