@@ -56,7 +56,7 @@ def fixed(text: str) -> str:
         ("ok_handful_of_passes.py", "        attempts -= 1\n", "", "model(...)"),
         ("ok_handful_of_passes.py", "for i, ax in enumerate(axes.flat):", "for i, ax in enumerate(test_images):", "model(...)"),
         ("ok_handful_of_passes.py", "fig, axes = plt.subplots(rows, cols, ", "fig, axes = make_grid(rows, cols, ", "model(...)"),
-        ("ok_handful_of_passes.py", "        if j >= 9:\n", "        if j >= 99:\n", "model(...)"),
+        ("ok_handful_of_passes.py", "        if (j >= 9):\n", "        if (j >= 99):\n", "model(...)"),
         ("ok_agent_acting_in_environment.py", "envs.step(actions)", "envs.step(envs.action_space.sample())", "model(...)"),
         ("ok_frozen_model_predictions.py", "    param.requires_grad = False\nmodel =", "    if param.ndim > 1:\n        param.requires_grad = False\nmodel =", "model(...)"),
         ("ok_frozen_model_predictions.py", "model = model.eval()\n", "model = model.eval()\nfor param in model.parameters():\n    param.requires_grad = True\n", "model(...)"),

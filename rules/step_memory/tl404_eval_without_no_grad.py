@@ -557,8 +557,9 @@ def _counted_break_bound(loop: cst.For) -> Optional[int]:
     iterable, target = loop.iter, loop.target
     if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "enumerate"):
         return None
-    if iterable.args[1:] or not (isinstance(target, cst.Tuple) and target.elements and isinstance(target.elements[0].value, cst.Name)):
-        return None  # a start other than 0
+    start = iterable.args[1].value if iterable.args[1:] else cst.Integer("0")
+    if not isinstance(start, cst.Integer) or not (isinstance(target, cst.Tuple) and target.elements and isinstance(target.elements[0].value, cst.Name)):
+        return None
     counter = target.elements[0].value.value  # type: ignore[attr-defined]
     bounds = []
     for statement in loop.body.body:  # type: ignore[attr-defined]
@@ -571,7 +572,7 @@ def _counted_break_bound(loop: cst.For) -> Optional[int]:
         comparison = test.comparisons[0]  # type: ignore[union-attr]
         extra = {cst.GreaterThanEqual: 1, cst.Equal: 1, cst.GreaterThan: 2}.get(type(comparison.operator))
         if extra is not None and isinstance(comparison.comparator, cst.Integer):
-            bounds.append(int(comparison.comparator.value) + extra)
+            bounds.append(int(comparison.comparator.value) - int(start.value) + extra)
     return min(bounds) if bounds else None
 
 
