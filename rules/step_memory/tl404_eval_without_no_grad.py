@@ -232,7 +232,7 @@ class EvalWithoutNoGrad(Rule):
             key = (model, self._variable(iterated.func.value))
             if any(_freezes(s, loop.target) for s in loop.body.body):  # type: ignore[attr-defined]
                 frozen.add(key)
-            if any(flag is not False for flag in _nested_requires_grad_flags(self.facts, loop)):
+            if any(flag is not False for flag in _nested_requires_grad_flags(loop)):
                 thawed.add(key)
         return frozenset(key for key in frozen - thawed if key[1])
 
@@ -591,7 +591,7 @@ def _freezes(statement: cst.CSTNode, target: cst.BaseExpression) -> bool:
     return False
 
 
-def _nested_requires_grad_flags(facts, loop: cst.For) -> List[Optional[bool]]:
+def _nested_requires_grad_flags(loop: cst.For) -> List[Optional[bool]]:
     """Every ``requires_grad`` assignment anywhere in ``loop``'s body: ``True`` ones (or unknown values) thaw."""
     flags: List[Optional[bool]] = []
     for node in walk(loop.body):
