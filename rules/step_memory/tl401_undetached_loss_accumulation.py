@@ -9,7 +9,7 @@ import libcst as cst
 
 from trainlint.analysis import dotted
 from trainlint.analysis.graph_values import GraphKind, GraphValues, is_store_target, storage_path
-from trainlint.analysis.names import Names
+from trainlint.analysis.names import Names, element_at
 from trainlint.analysis.steps import StepMethods, TrainingLoops, enclosing_function
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Rule
@@ -371,13 +371,8 @@ class UndetachedLossAccumulation(Rule):
         functions += [m for c in names.instance_classes(call.func) for m in [names.method(c, "forward")] if m is not None]
         found: List[cst.Dict] = []
         for returned in (r for f in functions for r in names.returns(f)):
-            for index in path:
-                elements = returned.elements if isinstance(returned, cst.Tuple) else ()
-                plain = index < len(elements) and not any(isinstance(e, cst.StarredElement) for e in elements)
-                returned = elements[index].value if plain else None
-                if returned is None:
-                    break
-            displays = self._dict_displays(graph, returned, depth + 1) if returned is not None else []
+            element, rest = element_at(returned, path)
+            displays = [] if rest else self._dict_displays(graph, element, depth + 1)
             if not displays:
                 return []
             found += displays

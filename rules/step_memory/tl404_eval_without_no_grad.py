@@ -232,7 +232,7 @@ class EvalWithoutNoGrad(Rule):
             key = (model, self._variable(iterated.func.value))
             if any(_freezes(s, loop.target) for s in loop.body.body):  # type: ignore[attr-defined]
                 frozen.add(key)
-            if any(flag is not False for flag in _nested_requires_grad_flags(loop)):
+            if _thaws(loop):
                 thawed.add(key)
         return frozenset(key for key in frozen - thawed if key[1])
 
@@ -591,15 +591,14 @@ def _freezes(statement: cst.CSTNode, target: cst.BaseExpression) -> bool:
     return False
 
 
-def _nested_requires_grad_flags(loop: cst.For) -> List[Optional[bool]]:
-    """Every ``requires_grad`` assignment anywhere in ``loop``'s body: ``True`` ones (or unknown values) thaw."""
-    flags: List[Optional[bool]] = []
-    for node in walk(loop.body):
-        if isinstance(node, cst.Assign) and any(
-            isinstance(t.target, cst.Attribute) and t.target.attr.value == "requires_grad" for t in node.targets
-        ):
-            flags.append(False if _is_false(node.value) else None)
-    return flags
+def _thaws(loop: cst.For) -> bool:
+    """Some ``requires_grad`` assignment anywhere in ``loop``'s body sets a value other than ``False``."""
+    return any(
+        isinstance(node, cst.Assign)
+        and any(isinstance(t.target, cst.Attribute) and t.target.attr.value == "requires_grad" for t in node.targets)
+        and not _is_false(node.value)
+        for node in walk(loop.body)
+    )
 
 
 def _is_false(value: Optional[cst.BaseExpression]) -> bool:

@@ -231,6 +231,17 @@ def _paired_element(
     return values[position].value
 
 
+def element_at(value: cst.BaseExpression, path: Tuple[int, ...]) -> Tuple[cst.BaseExpression, Tuple[int, ...]]:
+    """``value[path]`` as far as tuple and list displays tell: the element reached, and the indices still to apply
+    to it (``(f(), (1,))`` for ``x, f()`` at ``(1, 1)``; a display with a starred element is not narrowed)."""
+    while path and type(value) in (cst.Tuple, cst.List):
+        elements = value.elements  # type: ignore[attr-defined]
+        if path[0] >= len(elements) or any(type(e) is cst.StarredElement for e in elements):
+            break
+        value, path = elements[path[0]].value, path[1:]
+    return value, path
+
+
 def passed_argument(call: cst.Call, keyword: str, position: Optional[int] = None) -> Optional[cst.BaseExpression]:
     """The argument ``call`` passes as ``keyword``, or as its ``position``-th positional argument.
 
@@ -673,13 +684,7 @@ class Names:
         """
         if binding.kind not in (ASSIGN, ANNOTATED, WALRUS) or binding.value is None or self._in_starred_unpacking(binding):
             return None
-        value, path = binding.value, binding.path
-        while path and type(value) in (cst.Tuple, cst.List):
-            elements = value.elements  # type: ignore[attr-defined]
-            if path[0] >= len(elements) or any(type(e) is cst.StarredElement for e in elements):
-                break
-            value, path = elements[path[0]].value, path[1:]
-        return value, path
+        return element_at(binding.value, binding.path)
 
     def _in_starred_unpacking(self, binding: Binding) -> bool:
         """A target of an unpacking where some tuple/list target around it has a starred element."""
