@@ -105,7 +105,8 @@ _INDEX_USE = (
     "CrossEntropyLoss",
     "nll_loss",
     "NLLLoss",
-    *(re.compile(rf"{word}(?<!\w{word})") for word in ("Embedding", "embedding")),
+    # called or imported under another name (`nn.Embedding(`, `F.embedding (`, `Embedding as E`), not `embedding_dim`
+    *(re.compile(rf"{word}(?<!\w{word})(?:{bag})?[\s\\]*(?:\(|as\b)") for word, bag in (("Embedding", "Bag"), ("embedding", "_bag"))),
     # (each its own alternatives: one pattern `key=|"key"` lost the literal scan to its quote class, 0.08 s a key
     # over pytorch-lightning's 646 files)
     *(re.compile(rf"{key}(?<!\w{key})\s*=(?!=)") for key in ("input_ids", "labels")),
@@ -159,7 +160,9 @@ RULES: Tuple[RuleEntry, ...] = (
         lambda module: module.sniffs_device_type,
     ),
     RuleEntry(
-        "TL301", "unfiltered-batch-kwargs", "batches.tl301_unfiltered_batch_kwargs", "UnfilteredBatchKwargs", (("DataLoader", "**"),),
+        "TL301", "unfiltered-batch-kwargs", "batches.tl301_unfiltered_batch_kwargs", "UnfilteredBatchKwargs",
+        # a loader, a source of batch keys (the condition's three, as text), and a `**`
+        (("DataLoader", ("__getitem__", "datasets", "collate_fn"), "**"),),
         # a `**` into a dotted name that is model-like (named so, or maybe an instance of a class with a `forward` here),
         # and a source of batch keys the rule reads (rules/batches/batch_keys.py): a `__getitem__` here, Hugging Face
         # `datasets` imported, or a `collate_fn=` given
