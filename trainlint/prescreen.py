@@ -633,15 +633,23 @@ class Features:
                 counted = self._comprehension_reads.get(id(value))
                 if counted is not None:  # a comprehension's own target: an integer if it counts, else whatever it iterates
                     return self._redefines_range_or_enumerate or not counted
+                key = ("float", value.id)
+                if key in self._following:
+                    return False  # met again while its bindings are read (`f(ids=ids)`): those bindings decide
                 counters = 0 if self._redefines_range_or_enumerate else self._counters.get(value.id, 0)
-                dead_ends = self._parameters_given_no_float(value.id) + counters
+                self._following.add(key)
+                try:
+                    parameters = self._parameters_given_no_float(value.id)
+                finally:
+                    self._following.discard(key)
+                dead_ends = parameters + counters
                 dead_ends += self._augmented.get(value.id, 0) + self._comprehension_targets.get(value.id, 0)
                 return not self._all_bindings("float", value.id, lambda v: not self._may_be_float(v), dead_ends)
             elif isinstance(value, ast.Call):
                 func = value.func
                 name = self._aliases.get(func.id, func.id) if isinstance(func, ast.Name) else last_name(func)
-                if name.endswith("Tensor") or name in self._names:
-                    return True  # a function defined here: TL302 follows what it returns
+                if name.endswith("Tensor") or (name in self._names and self._may_return_float(name)):
+                    return True
                 if name in _DATA_FACTORIES:
                     return self._factory_may_make_float(value, name)
                 if not isinstance(func, ast.Attribute) or name in INTEGER_METHODS:
@@ -667,6 +675,24 @@ class Features:
                 return self._element_may_be_float(value)
             else:
                 return False  # constants, arithmetic, set and dict comprehensions: TL302 follows none
+
+    def _may_return_float(self, name: str) -> bool:
+        """Mirror TL302's ``_returned_source``: a function defined here (any of that name) may return or yield a
+        float tensor. Its parameters are followed as :meth:`_may_be_float` follows any name (to every call's
+        arguments, wider than the rule's one invocation). A function met again while its returns are read gives
+        nothing of its own: its other returns decide."""
+        following = ("returns", name)
+        if following in self._following:
+            return False
+        self._following.add(following)
+        try:
+            return any(
+                self._may_be_float(value)
+                for function in self.values.functions_named(name)
+                for value in self.values.returned(function)
+            )
+        finally:
+            self._following.discard(following)
 
     def _element_may_be_float(self, comprehension: ast.AST) -> bool:
         """Mirror TL302's ``_comprehension_element_source``: ``(t.to(device) for t in batch)`` gives ``batch``'s

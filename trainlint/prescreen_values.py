@@ -211,6 +211,14 @@ class ModuleValues:
     def record_return(self, function: int, value: ast.AST) -> None:
         self._returns.setdefault(function, []).append(value)
 
+    def functions_named(self, name: str) -> List[int]:
+        """The ids of the defs named ``name``, in any scope."""
+        return self._functions.get(name, [])
+
+    def returned(self, function: int) -> List[ast.AST]:
+        """What ``function`` returns or yields (a bare ``return`` gives nothing)."""
+        return self._returns.get(function, [])
+
     def record_option(self, call: ast.Call) -> None:
         """``parser.add_argument("--x", choices=..., default=...)``: ``args.x`` may read back a listed ``True``."""
         if not any(k.arg == "choices" for k in call.keywords):
