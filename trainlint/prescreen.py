@@ -74,6 +74,8 @@ _FILE_READERS = frozenset({"load", "loadtxt", "genfromtxt", "fromfile", "File"})
 )
 _TF_PIPELINES = frozenset({"from_tensor_slices", "from_tensors", "fit"})
 _SPLITTERS = frozenset({"split", "chunk", "tensor_split"})
+# What TrainingLoops strips from a loop's iterable before asking whether it is a loader (mirror ITERATION_WRAPPERS).
+_ITERATION_WRAPPERS = frozenset({"enumerate", "tqdm", "iter"})
 # Functions whose moves TL103 takes as per batch already (see its `_per_batch`).
 _PER_ITEM_FUNCTIONS = frozenset({"__getitem__", "__iter__", "collate", "collate_fn"})
 
@@ -177,8 +179,8 @@ class Features:
         # a sum, store or append, the value kept, and the name it is kept in where that is a name (`d[k]`: `d`)
         self._accumulations: List[Tuple[_Place, ast.AST, Optional[str]]] = []
         self._loop_resets: Set[Tuple[int, str]] = set()  # (id of a loop, name) bound afresh in it: `loss = crit(...)`
-        self._local_appends: List[_Place] = []  # `xs.append(v)` two loops deep in its function: maybe a local history
-        self._counted_appends: List[Tuple[_Place, ast.AST]] = []  # `xs.append(v)` in one loop counting a run
+        self._local_appends: List[Tuple[str, _Place]] = []  # `xs.append(v)` two loops deep in its function: maybe a local history
+        self._counted_appends: List[Tuple[str, _Place, ast.AST]] = []  # `xs.append(v)` in one loop counting a run
         self._appends_in_functions: List[Tuple[str, _Place]] = []  # `xs.append(v)` in a function: xs may be global
         self._module_lists: Set[str] = set()  # names a module-level statement binds to a history-shaped value
         self._history_attributes: Set[str] = set()  # `self.x = []` (or a dict of lists) in an `__init__`
@@ -546,11 +548,21 @@ class Features:
             self._appended_attributes.setdefault(receiver.attr, []).append(here)  # type: ignore[attr-defined]
         elif isinstance(receiver, ast.Name):
             if here.local_loops == 1 and element is not None and _may_count_a_run(here.loops[-1]):
-                self._counted_appends.append((here, element))  # its element is judged once bindings are known
+                self._counted_appends.append((receiver.id, here, element))  # judged once bindings are known
             if here.local_loops >= 2:
-                self._local_appends.append(here)
+                self._local_appends.append((receiver.id, here))
             if here.functions:
                 self._appends_in_functions.append((receiver.id, here))  # maybe a module-level list
+
+    def _may_start_once(self, name: str, place: _Place) -> bool:
+        """Mirror TL402's ``_local_growth``: a list of the function appended to grows only where the function binds
+        it once, to ``[]`` or ``list()`` (``seen, kept = [], []`` too); rebound (``latents = torch.cat(latents)``,
+        a reset per epoch) it does not. A name the function does not assign (a global, a closure's), or declares
+        ``global``/``nonlocal``, is left to the rule."""
+        if not place.functions or not self.values.is_local(name, place.functions[-1]):
+            return True
+        values = self.values.assigned_in(place.functions[-1], name)
+        return not values or (len(values) == 1 and _may_make_a_list(values[0]))
 
     def _may_be_device_tensor(self, element: ast.AST) -> bool:
         """Mirror TL402's ``_element`` answering "device tensor", wider: anything but a display, a constant, a
@@ -597,13 +609,29 @@ class Features:
         return not training_loops.intersection(own_loops) and self.values.is_local(storage, place.functions[-1])
 
     def _starts_afresh_each_iteration(self, place: _Place, storage: Optional[str]) -> bool:
-        """Mirror TL401's reset: a name of the function (not ``global``/``nonlocal``) bound afresh in the innermost loop
-        of the function around the accumulation (``loss = crit(...)`` then ``loss = loss + reg``; ``logs = {...}``
-        then ``logs["lr"] = lr``) lives one iteration. The rule's step is that loop or one around it in the same
-        function, which holds the reset too; with no training loop there, the function's locals die with the call."""
+        """Mirror TL401's reset: a name of the function (not ``global``/``nonlocal``) bound afresh in a loop of the
+        function around the accumulation (``loss = crit(...)`` then ``loss = loss + reg``; ``logs = {...}`` then
+        ``logs["lr"] = lr``) lives one iteration of that loop. The rule's step is the innermost loader loop of the
+        function around the accumulation (or the function, whose locals die with the call); the reset counts in that
+        loop or one inside it. Any loop may be a loader loop but a :meth:`_never_a_loader_loop`: ``latents = []`` in
+        the step loop, filled by ``for i in range(0, n, k): latents.append(vae.encode(x[i:i + k]))``, starts afresh."""
         if storage is None or not place.local_loops or not self.values.is_local(storage, _scope(place.functions)):
             return False
-        return (id(place.loops[-1]), storage) in self._loop_resets
+        own = place.loops[len(place.loops) - place.local_loops :]
+        step = next((i for i in reversed(range(len(own))) if not self._never_a_loader_loop(own[i])), len(own) - 1)
+        return any((id(loop), storage) in self._loop_resets for loop in own[step:])
+
+    def _never_a_loader_loop(self, loop: ast.AST) -> bool:
+        """Mirror ``TrainingLoops``' loader loops, wider: a ``for`` over ``range(...)`` or ``zip(...)`` (through
+        ``enumerate``, ``tqdm``, ``iter``) that pulls no batch with ``next(...)`` is never one."""
+        if type(loop) is not ast.For or "next" in self._loop_plain_calls[loop]:
+            return False
+        iterable = loop.iter  # type: ignore[attr-defined]
+        while isinstance(iterable, ast.Call) and iterable.args and last_name(iterable.func) in _ITERATION_WRAPPERS:
+            iterable = iterable.args[0]
+        if not isinstance(iterable, ast.Call) or not isinstance(iterable.func, ast.Name):
+            return False
+        return iterable.func.id in ("range", "zip") and iterable.func.id not in self._bindings
 
     def _instance_may_get_float(self) -> bool:
         """Mirror TL302's ``_forward_embeds``: ``model(x)``, ``model`` a plain name bound here to an instance of a
@@ -844,10 +872,11 @@ class Features:
         training_loops = self._training_loops
         histories = [p for name in self._history_attributes for p in self._appended_attributes.get(name, ())]
         # a local history grows in a training loop itself (TL402's `_local_growth`), not merely in per-step code
-        in_training_loop = (p for p in self._local_appends if any(loop in training_loops for loop in p.loops))
+        local = [p for name, p in self._local_appends if self._may_start_once(name, p)]
+        in_training_loop = (p for p in local if any(loop in training_loops for loop in p.loops))
         # a module-level list that per-step code of a function appends to (TL402's `_grows_per_step`)
         global_appends = (place for name, place in self._appends_in_functions if name in self._module_lists)
-        counted = [p for p, element in self._counted_appends if self._may_be_device_tensor(element)]
+        counted = [p for name, p, element in self._counted_appends if self._may_start_once(name, p) and self._may_be_device_tensor(element)]
         in_training_loop = itertools.chain(in_training_loop, (p for p in counted if any(loop in training_loops for loop in p.loops)))
         return any(map(self._in_step, histories)) or any(in_training_loop) or any(map(self._in_step, global_appends))
 
@@ -1393,6 +1422,13 @@ def _plain_root(storage: Optional[ast.AST]) -> Optional[str]:
     while isinstance(storage, ast.Subscript):
         storage = storage.value
     return storage.id if isinstance(storage, ast.Name) else None
+
+
+def _may_make_a_list(value: ast.AST) -> bool:
+    """``[]``, ``list()``, or a display an unpacking may take one from (``a, b = [], []``)."""
+    if isinstance(value, (ast.List, ast.Tuple)):
+        return True
+    return isinstance(value, ast.Call) and last_name(value.func) == "list"
 
 
 def _is_zero(node: ast.AST) -> bool:

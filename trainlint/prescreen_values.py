@@ -194,6 +194,10 @@ class ModuleValues:
                 if isinstance(value, ast.Call) and last_name(value.func).endswith("Loss"):
                     self._criteria.add(name)
 
+    def assigned_in(self, scope: int, name: str) -> List[ast.AST]:
+        """What ``name = v`` (also augmented, walrus) assigns directly in ``scope``."""
+        return [value for value, _ in self._values.get((scope, name), ())]
+
     def assigned_values(self, name: str) -> List[ast.AST]:
         """What ``name = v`` or ``<...>.name = v`` assigns, in any scope."""
         return self._attribute_values.get(name, [])
