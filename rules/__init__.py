@@ -214,7 +214,7 @@ RULES: Tuple[RuleEntry, ...] = (
         # per-step code first: the rarer, and cheaper; "of memory" led by its first letter's class, not a
         # case-insensitive group (which costs the engine its fast scan)
         ((_PER_STEP_CODE, (re.compile(r"[oO](?i:f ?memory)"), "OOM")),),
-        lambda module: module.trains and module.handles_errors,
+        lambda module: module.trains and module.handles_oom,  # as code: an except naming the error, or testing its message
     ),
     # a model put in eval mode, or a loop over a held-out loader (trainlint.analysis.steps.EvaluationLoops)
     RuleEntry(

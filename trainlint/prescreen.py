@@ -74,6 +74,8 @@ _FILE_READERS = frozenset({"load", "loadtxt", "genfromtxt", "fromfile", "File"})
 )
 _TF_PIPELINES = frozenset({"from_tensor_slices", "from_tensors", "fit"})
 _SPLITTERS = frozenset({"split", "chunk", "tensor_split"})
+# Mirror rules/step_memory/tl403_oom_handler_keeps_step.py's OOM_MESSAGE: how a handler tells an out-of-memory error.
+_OOM_MESSAGE = re.compile(r"out of memory|\boom\b", re.IGNORECASE)
 # What TrainingLoops strips from a loop's iterable before asking whether it is a loader (mirror ITERATION_WRAPPERS).
 _ITERATION_WRAPPERS = frozenset({"enumerate", "tqdm", "iter"})
 # Functions whose moves TL103 takes as per batch already (see its `_per_batch`).
@@ -123,7 +125,6 @@ class Features:
         self.trains = False  # a backward, an optimizer or scaler step, or a step hook's definition
         self.accumulates = False  # `x += v`, `x = x + v`, `d[k] = v`, `xs.append(v)` with v not a constant
         self.appends = False  # `xs.append(...)` / `xs.extend(...)`
-        self.handles_errors = False  # a `try` with an `except`
         self.creates_float = False  # `.float()`, `FloatTensor(...)`, `from_numpy`, a float `dtype=`, `.to(torch.float16)`
         self.takes_indices = False  # an embedding, an index loss, `input_ids`/`labels` as a keyword or a key
         self._index_modules: Dict[str, int] = {}  # `self.emb = nn.Embedding(...)`: the target, its index argument
@@ -141,7 +142,12 @@ class Features:
         self.may_fork_workers = False
         self.cuts_batches = False  # `x[i:i + bs]` in a loop, `x.split(n)`, `torch.chunk(x, n)`: what TL103 takes for batching by hand
         self._pins_whatever_value = False  # `x.pin_memory()`, or "pin_memory" as a string not read below
-        self._pin_values: List[ast.AST] = []  # `pin_memory=v`, `{"pin_memory": v}`, `d["pin_memory"] = v`, a DataLoader's 8th argument
+        self._pin_values: List[ast.AST] = []  # `{"pin_memory": v}`, `d["pin_memory"] = v`
+        # `f(pin_memory=v)` (False) and `f(a1, ..., a8)` (True): the callee, the value, whether by position
+        self._pin_arguments: List[Tuple[ast.AST, ast.AST, bool]] = []
+        self._torch_modules: Set[str] = set()  # names `import torch` binds (`torch`, `th`)
+        self._forwarding_functions: Set[str] = set()  # defs with a `**` parameter; classes whose `__init__` has one
+        self._classes_with_init: Set[str] = set()  # classes defining an `__init__`
         self._pin_keys: Set[int] = set()  # ids of the "pin_memory" strings read as keys there
         self._whole_calls: List[Tuple[ast.Call, int]] = []  # calls outside loops and per-item code, with their scope: TL103's moves
         self._move_calls: List[Tuple[ast.Call, Tuple[int, ...]]] = []  # calls that may move (`_may_move`), with their functions
@@ -208,6 +214,7 @@ class Features:
         self._cuda_imports: Set[str] = set()  # names bound by an import from or of something named `cuda` ("*" for a star)
         self._called_funcs: Set[int] = set()  # ids of the callees of calls
         self._sniff_shaped = False  # `"cuda" if c else "cpu"`, or an `if` branch that is only `x = "cuda"`/`"cpu"`
+        self._handlers: List[ast.ExceptHandler] = []  # every `except` clause
         self._amp_references: List[ast.AST] = []  # `autocast`/`GradScaler` named other than as a callee
         # (node, enclosing functions, enclosing loops, loops around it in its own function, whether a move there
         # would already be per batch: in a loop or comprehension, or in `__getitem__`-like code, as TL103 reads it)
@@ -267,6 +274,8 @@ class Features:
                 self._bind(*bound)
                 self.values.record_imports(bound)
                 self._bind_code(bound, node, module_statements, functions)
+                if kind is ast.Import:
+                    self._torch_modules.update(alias.asname or alias.name for alias in node.names if alias.name == "torch")  # type: ignore[attr-defined]
                 self._optim_names.update(
                     (alias.asname or alias.name).split(".")[0]
                     for alias in node.names  # type: ignore[attr-defined]
@@ -296,6 +305,11 @@ class Features:
                     self._top_level_defs.setdefault(name, []).append(node)
                 if name.startswith("test_"):
                     self._in_tests.add(index)
+                owner = self._method_class.get(id(node))
+                if name == "__init__" and owner is not None:
+                    self._classes_with_init.add(owner)
+                if node.args.kwarg is not None:  # type: ignore[attr-defined]
+                    self._forwarding_functions.update([name] if name != "__init__" or owner is None else [name, owner])
                 if any(_names_no_grad(d) for d in node.decorator_list):  # type: ignore[attr-defined]
                     self._grad_free.add(index)
                 elif GRAD_FREE_HOOK.match(name):
@@ -368,7 +382,7 @@ class Features:
                     start = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
                     self._no_grad_blocks.append((functions, start, (node.end_lineno, node.end_col_offset)))  # type: ignore[attr-defined]
             elif kind is ast.Try or kind.__name__ == "TryStar":
-                self.handles_errors = self.handles_errors or bool(node.handlers)  # type: ignore[attr-defined]
+                self._handlers.extend(node.handlers)  # type: ignore[attr-defined]
             stack.extend((child, functions, loops, local_loops, per_batch) for child in _children(node))
 
     def _call(self, call: ast.Call, here: "_Place", per_batch: bool) -> None:
@@ -451,10 +465,10 @@ class Features:
         """What TL104 reads: ``x.pin_memory()``, a ``pin_memory=`` value, a DataLoader's eighth positional argument."""
         if name == "pin_memory" and isinstance(call.func, ast.Attribute) and not call.args and not call.keywords:
             self._pins_whatever_value = True
-        self._pin_values.extend(k.value for k in call.keywords if k.arg == "pin_memory")
+        self._pin_arguments.extend((call.func, k.value, False) for k in call.keywords if k.arg == "pin_memory")
         leading = call.args[:8]
         if len(leading) == 8 and not any(isinstance(a, ast.Starred) for a in leading):
-            self._pin_values.append(leading[7])
+            self._pin_arguments.append((call.func, leading[7], True))
 
     def _pin_key(self, key: Optional[ast.AST], value: ast.AST) -> None:
         """``{"pin_memory": v}`` (a DataLoader's ``**kwargs``) or ``d["pin_memory"] = v``: the key read, ``v`` kept."""
@@ -887,6 +901,20 @@ class Features:
         return any(map(self._may_miss_zero_grad, backward_loops))
 
     @functools.cached_property
+    def handles_oom(self) -> bool:
+        """Mirror TL403's ``_oom_branch``, wider: an ``except`` naming ``OutOfMemoryError`` (through an import alias
+        too), or one with an ``if`` directly in its body whose test holds a string saying "out of memory"/"OOM"."""
+        for handler in self._handlers:
+            caught = [self._aliases.get(n.id, n.id) if isinstance(n, ast.Name) else n.attr for n in ast.walk(handler.type)
+                      if isinstance(n, (ast.Name, ast.Attribute))] if handler.type is not None else []
+            if "OutOfMemoryError" in caught:
+                return True
+            tests = (statement.test for statement in handler.body if isinstance(statement, ast.If))
+            if any(_says_out_of_memory(node) for test in tests for node in ast.walk(test)):
+                return True
+        return False
+
+    @functools.cached_property
     def evaluates(self) -> bool:
         return any(self._may_evaluate(*loop) for loop in self._loops_for_eval)
 
@@ -905,7 +933,30 @@ class Features:
 
     @functools.cached_property
     def pins(self) -> bool:
-        return self._pins_whatever_value or any(map(self.values.may_be_true, self._pin_values))
+        given = [value for func, value, positional in self._pin_arguments if self._may_take_pin_memory(func, positional)]
+        return self._pins_whatever_value or any(map(self.values.may_be_true, self._pin_values + given))
+
+    def _may_take_pin_memory(self, func: ast.AST, positional: bool) -> bool:
+        """Mirror TL104's calls, wider: a DataLoader's ``pin_memory`` (the eighth positional argument too), a
+        ``torch.<factory>(..., pin_memory=)``, ``partial``'s, or a keyword handed to a function or class of this
+        module that may forward ``**kwargs`` to a DataLoader (``placement.forwarded_loader_arguments``: one with a
+        ``**`` parameter, or a class without an ``__init__`` of its own). A method of anything else
+        (``wds.WebLoader(..., pin_memory=True)``) pins nothing the rule reads."""
+        name = self._aliases.get(last_name(func), last_name(func))
+        if name == "DataLoader":
+            return True
+        if positional:
+            return False
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in self._torch_modules:
+            return True  # `torch.empty(n, pin_memory=True)`
+        plain = isinstance(func, ast.Name) and self.values.is_imported(func.id)  # `from torch import empty`
+        if plain or name == "partial":
+            return True
+        if name in self._forwarding_functions:
+            return True
+        if name in self._class_names:
+            return name not in self._classes_with_init or name in self._forwarding_functions
+        return isinstance(func, ast.Name) and name not in self._names
 
     @functools.cached_property
     def _kwargs_code_callees(self) -> List[ast.AST]:
@@ -1429,6 +1480,10 @@ def _may_make_a_list(value: ast.AST) -> bool:
     if isinstance(value, (ast.List, ast.Tuple)):
         return True
     return isinstance(value, ast.Call) and last_name(value.func) == "list"
+
+
+def _says_out_of_memory(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) and bool(_OOM_MESSAGE.search(node.value))
 
 
 def _is_zero(node: ast.AST) -> bool:

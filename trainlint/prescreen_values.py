@@ -241,6 +241,10 @@ class ModuleValues:
 
     # ----- may this value carry a graph? ---------------------------------------------------
 
+    def is_imported(self, name: str) -> bool:
+        """Some import binds ``name`` (in any scope)."""
+        return name in self._imported
+
     def is_local(self, name: str, function: int) -> bool:
         """``name`` is bound in ``function`` itself (assigned, a parameter) and declared nowhere ``global``/``nonlocal``."""
         return (function, name) in self._bound and name not in self._shared
