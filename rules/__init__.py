@@ -143,7 +143,9 @@ RULES: Tuple[RuleEntry, ...] = (
     ),
     RuleEntry(
         "TL104", "pin-memory-without-cuda", "loaders.tl104_pin_memory_without_cuda", "PinMemoryWithoutCuda", ("pin_memory",),
-        lambda module: module.pins,  # as code: `.pin_memory()`, `pin_memory=`, or a "pin_memory" key
+        # as code: `.pin_memory()`, a "pin_memory" key, or `pin_memory=` given to what the rule reads: a DataLoader,
+        # `torch.<factory>`, `partial`, a function or class here that may forward `**kwargs` (not `wds.WebLoader`)
+        lambda module: module.pins,
     ),
     RuleEntry(
         "TL201", "cuda-amp-on-other-device", "amp.tl201_cuda_amp_on_other_device", "CudaAmpOnOtherDevice", ("autocast", "GradScaler"),
@@ -178,7 +180,8 @@ RULES: Tuple[RuleEntry, ...] = (
         # the same two, as code: a float tensor made, and a call or key that takes indices whose value the rule
         # may follow to a float tensor (through names, subscripts, dtype-keeping calls; not an attribute such as
         # `text_inputs.input_ids`, nor a call that makes none, nor a parameter of a function the module never calls
-        # by name, such as `forward`'s); a list indexed where an index use is; an embedding of `forward`'s input
+        # by name, such as `forward`'s; nor a call of a function here whose returns make none); a list indexed where an
+        # index use is; an embedding of `forward`'s input
         # where an instance of a class here is called with something that may be float
         lambda module: module.creates_float and module.may_index_with_float,
     ),
@@ -191,7 +194,8 @@ RULES: Tuple[RuleEntry, ...] = (
         # a sum, append or store in per-step code (a training loop, a step hook, what they call) of a value that may
         # carry a graph: not `.item()`, `float(...)`, `x.size(0)`, nor a name every binding of which is such a value;
         # kept in an attribute, a global, or a local bound before a training loop of its own function (a local of a
-        # function whose own loops do not train, a parameter, is gone when the call returns)
+        # function whose own loops do not train, a parameter, is gone when the call returns; one bound afresh in the
+        # innermost loop around the sum that may be a loader loop, or in a loop inside it, lives one step)
         lambda module: module.accumulates_per_step,
     ),
     RuleEntry(
@@ -202,7 +206,7 @@ RULES: Tuple[RuleEntry, ...] = (
         # an append, a list, and something that runs per step (a training loop or a step hook)
         ((".append(", ("[]", "list(", "(list)"), _PER_STEP_CODE),),
         # as code: in per-step code, an append to `self.x` made a list (or a dict of lists) in an `__init__`,
-        # or to a name inside two loops of its function
+        # or to a name inside two loops of its function that its function (or the module) binds once, to a list
         lambda module: module.grows_history_per_step,
     ),
     RuleEntry(

@@ -570,12 +570,13 @@ class Features:
 
     def _may_start_once(self, name: str, place: _Place) -> bool:
         """Mirror TL402's ``_local_growth``: a list of the function appended to grows only where the function binds
-        it once, to ``[]`` or ``list()`` (``seen, kept = [], []`` too); rebound (``latents = torch.cat(latents)``,
-        a reset per epoch) it does not. A name the function does not assign (a global, a closure's), or declares
-        ``global``/``nonlocal``, is left to the rule."""
-        if not place.functions or not self.values.is_local(name, place.functions[-1]):
+        it once, to ``[]`` or ``list()`` (``seen, kept = [], []`` too), and so does a module's list; rebound
+        (``latents = torch.cat(latents)``, a reset per epoch) it does not. A name the function does not assign (a
+        global, a closure's), or declares ``global``/``nonlocal``, is left to the rule."""
+        scope = _scope(place.functions)
+        if place.functions and not self.values.is_local(name, scope):
             return True
-        values = self.values.assigned_in(place.functions[-1], name)
+        values = self.values.assigned_in(scope, name)
         return not values or (len(values) == 1 and _may_make_a_list(values[0]))
 
     def _may_be_device_tensor(self, element: ast.AST) -> bool:

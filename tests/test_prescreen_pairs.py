@@ -1,0 +1,224 @@
+"""Pairs for the structural pre-screen (trainlint/prescreen.py): a shape the screen leaves unparsed, and its twin
+that the rule reports, which the screen must keep.
+
+Each screened-out case is checked against the rule itself (no finding without the screen either), and each twin
+shows that the comparison can fail: the rule reports it, with and without the screen. The shapes come from files
+that issue 19's corpora had parsed for nothing (diffusers' training scripts, webdataset loaders, tokenizing helpers).
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from typing import Dict, Tuple
+
+import pytest
+
+from trainlint.engine import RuleSettings, lint_source
+from trainlint.prescreen import screened_codes
+
+# name -> (the rule, the module, whether the rule reports it)
+CASES: Dict[str, Tuple[str, str, bool]] = {
+    # `latents = []` in the step loop, filled by a `range` loop inside it: bound afresh every step
+    "tl401_list_filled_by_a_range_loop": (
+        "TL401",
+        """
+        import torch
+
+
+        def main():
+            for epoch in range(3):
+                for step, batch in enumerate(train_dataloader):
+                    latents = []
+                    for i in range(0, batch.shape[0], 2):
+                        latents.append(encoder(batch[i : i + 2]))
+                    latents = torch.cat(latents)
+                    loss = model(latents).mean()
+                    loss.backward()
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        False,
+    ),
+    # reset in the epoch loop, summed in the loader loop: the rule's step is the loader loop
+    "tl401_sum_reset_per_epoch_only": (
+        "TL401",
+        """
+        import torch
+
+        for epoch in range(3):
+            total = 0
+            for x, y in train_loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                optimizer.zero_grad()
+                total += loss
+            print(total)
+        """,
+        True,
+    ),
+    # `parts = torch.cat(parts)` binds the list a second time: no history
+    "tl402_list_rebound_after_its_loop": (
+        "TL402",
+        """
+        import torch
+
+        for epoch in range(3):
+            for batch in train_loader:
+                parts = []
+                for i in range(0, len(batch), 2):
+                    parts.append(encoder(batch[i : i + 2]).detach())
+                parts = torch.cat(parts)
+                loss = model(parts).mean()
+                loss.backward()
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+        False,
+    ),
+    # `seen, losses = [], []`: one binding, to a list
+    "tl402_lists_made_by_one_unpacking": (
+        "TL402",
+        """
+        import torch
+
+        seen, losses = [], []
+        for epoch in range(3):
+            for x, y in train_loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                optimizer.zero_grad()
+                losses.append(loss.detach())
+        """,
+        True,
+    ),
+    # an `except` for another error; "out of memory" is only printed
+    "tl403_handler_for_another_error": (
+        "TL403",
+        """
+        import torch
+
+        for x, y in train_loader:
+            try:
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+            except ValueError:
+                print("skipped: not an out of memory error")
+                continue
+        """,
+        False,
+    ),
+    # the out-of-memory error under an alias
+    "tl403_error_type_under_an_alias": (
+        "TL403",
+        """
+        import torch
+        from torch.cuda import OutOfMemoryError as OOM
+
+        for x, y in train_loader:
+            try:
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+            except OOM:
+                continue
+        """,
+        True,
+    ),
+    # webdataset's `WebLoader(pin_memory=True)`: not a call the rule reads
+    "tl104_pinned_by_another_loader": (
+        "TL104",
+        """
+        import torch
+        import webdataset as wds
+
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+        loader = wds.WebLoader(dataset, batch_size=None, pin_memory=True)
+        for x in loader:
+            x = x.to(device)
+        """,
+        False,
+    ),
+    # `th.empty(..., pin_memory=True)` with `import torch as th`
+    "tl104_factory_under_an_alias": (
+        "TL104",
+        """
+        import torch as th
+
+        device = "cuda" if th.cuda.is_available() else "cpu"
+        staging = th.empty(4, 3, pin_memory=True)
+        staging.to(device)
+        """,
+        True,
+    ),
+    # a helper that returns a tokenizer's ids, passed on as `f(ids=ids)`
+    "tl302_helper_returns_token_ids": (
+        "TL302",
+        """
+        import torch
+        import torch.nn as nn
+
+        emb = nn.Embedding(10, 4)
+        weights = torch.zeros(4)
+
+
+        def tokenize(text):
+            tokens = tokenizer(text, return_tensors="pt")
+            return tokens["input_ids"].to("cpu")
+
+
+        def encode(ids):
+            return emb(ids)
+
+
+        def run(ids):
+            return encode(ids=ids)
+
+
+        ids = tokenize("hello")
+        run(ids)
+        """,
+        False,
+    ),
+    # the same helper returning a float tensor
+    "tl302_helper_returns_float_ids": (
+        "TL302",
+        """
+        import torch
+        import torch.nn as nn
+
+        emb = nn.Embedding(10, 4)
+
+
+        def tokenize(text):
+            return torch.FloatTensor([1, 2])
+
+
+        def encode(ids):
+            return emb(ids)
+
+
+        def run(ids):
+            return encode(ids=ids)
+
+
+        ids = tokenize("hello")
+        run(ids)
+        """,
+        True,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_screen_leaves_out_only_what_its_rule_does_not_report(name: str) -> None:
+    rule, code, reported = CASES[name]
+    text = textwrap.dedent(code)
+    settings = RuleSettings(frozenset({rule}))
+    found = [d.code for d in lint_source(text, f"{name}.py", settings, screen=False).diagnostics]
+    assert found == ([rule] if reported else [])
+    assert screened_codes(ast.parse(text), [rule], f"{name}.py") == ([rule] if reported else [])
+    assert [d.code for d in lint_source(text, f"{name}.py", settings).diagnostics] == found
