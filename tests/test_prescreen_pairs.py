@@ -210,6 +210,37 @@ CASES: Dict[str, Tuple[str, str, bool]] = {
         """,
         True,
     ),
+    # loops after `.eval()` that run no model: bookkeeping methods, builtins, arithmetic
+    "tl404_loops_after_eval_that_run_no_model": (
+        "TL404",
+        """
+        import torch
+
+
+        def setup(model, sizes, patches):
+            model.eval()
+            for p in model.parameters():
+                p.requires_grad_(False)
+            return [s // p for s, p in zip(sizes, patches)]
+        """,
+        False,
+    ),
+    # a loop after `.eval()` that runs the model over a loader
+    "tl404_loop_after_eval_that_runs_the_model": (
+        "TL404",
+        """
+        import torch
+
+
+        def evaluate(model, loader):
+            model.eval()
+            correct = 0
+            for x, y in loader:
+                correct += (model(x).argmax(1) == y).sum().item()
+            return correct
+        """,
+        True,
+    ),
 }
 
 

@@ -26,6 +26,7 @@ from trainlint.prescreen_values import MODULE, ModuleValues, last_name, root_nam
 from trainlint.registry import ENTRIES_BY_CODE
 from trainlint.step_words import (
     BACKWARD_METHODS,
+    BOOKKEEPING_METHOD,
     CUDA_DEVICE,
     DEVICE_NAME,
     DTYPE_KEEPING,
@@ -37,6 +38,7 @@ from trainlint.step_words import (
     INTEGER_DTYPES,
     INTEGER_METHODS,
     NO_GRAD_WRAPPER,
+    NOT_FORWARD,
     SEQUENCE_MAKERS,
     STEP_HOOK_NAME,
     TEST_FRAMEWORKS,
@@ -1214,8 +1216,44 @@ class Features:
             return False  # under `with torch.no_grad():` in its own function: TL404's GradMode says grad is off
         if not self._evaluation_shaped(loop, functions, held_out, start):
             return False
+        if not held_out and not self._may_run_a_forward(loop):
+            return False
         # `Loops.trains`: a loop that trains evaluates nothing (asked last: it walks the loop's body and callees)
         return isinstance(loop, _COMPREHENSIONS) or not self._surely_trains(loop)
+
+    def _may_run_a_forward(self, loop: ast.AST) -> bool:
+        """Mirror ``EvaluationLoops._forwards`` in eval mode, wider: a forward pass calls a dotted name, or a method of
+        one, that some ``.eval()``/``.train(...)`` of the module was called on or that names a parameter (a caller's
+        model handed in); a bookkeeping method (``p.requires_grad_(False)``, ``model.parameters()``) is none. A call
+        of a function of this module may run one. (Over held-out data the rule also counts calls named like a model:
+        not asked there.)"""
+        for node in ast.walk(loop):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            if last_name(func) in self._names_set:
+                return True
+            called = _dotted(func)
+            if not called:
+                continue
+            if isinstance(func, ast.Attribute):
+                if func.attr in NOT_FORWARD or BOOKKEEPING_METHOD.match(func.attr):
+                    continue
+                if _dotted(func.value) in self._may_hold_models:
+                    return True
+            if called in self._may_hold_models:
+                return True
+        return False
+
+    @functools.cached_property
+    def _may_hold_models(self) -> Set[str]:
+        """What a forward pass may call: the dotted receivers of mode calls, and every parameter name."""
+        receivers = {_dotted(call.func.value) for call, _, _ in self._mode_calls}  # type: ignore[attr-defined]
+        return receivers | self.values.parameter_names()
+
+    @functools.cached_property
+    def _names_set(self) -> Set[str]:
+        return set(self._names)
 
     def _evaluation_shaped(self, loop: ast.AST, functions: Tuple[int, ...], held_out: bool, start: Tuple[int, int]) -> bool:
         """Over held-out data, or after or around a ``.eval()`` in its own function or a function it calls, or in a

@@ -317,6 +317,10 @@ class ModuleValues:
         """Mirror ``_parameter_kind``: what the module's calls of the function pass for the parameter, wider."""
         return any(self._carries(v, scope) for v, scope in self.passed(key))
 
+    def parameter_names(self) -> Set[str]:
+        """Every name some def or lambda of the module takes as a parameter."""
+        return set(self._parameters_by_name)
+
     def parameters_named(self, name: str) -> List[Tuple[_Key, str]]:
         """Each parameter called ``name`` (by its key), with the name of the function declaring it."""
         return [(key, self._function_names[key[0]]) for key in self._parameters_by_name.get(name, ())]

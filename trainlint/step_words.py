@@ -99,3 +99,14 @@ FUNCTIONAL_LOSSES = frozenset({"cross_entropy", "binary_cross_entropy", "binary_
 CUDA_DEVICE = re.compile(r"^cuda(:\d+)?$")
 # A name that may hold a device, read as `.to(<name>)`'s device by the loader placement (`to_device`) and the pre-screen.
 DEVICE_NAME = re.compile(r"device|(^|_)(dev|gpu|cuda|accelerator)(_|$)", re.IGNORECASE)
+
+# Methods of a model that run no forward pass (`model.generate` of Hugging Face runs under no_grad itself).
+NOT_FORWARD = frozenset({
+    "eval", "train", "to", "cpu", "cuda", "half", "float", "double", "state_dict", "load_state_dict", "parameters",
+    "named_parameters", "buffers", "modules", "children", "named_modules", "zero_grad", "apply", "requires_grad_",
+    "generate", "save_pretrained", "register_forward_hook", "register_buffer", "get_parameter", "num_parameters",
+})
+# Method names that configure or inspect a model rather than run it (diffusers' `set_default_attn_processor`).
+BOOKKEEPING_METHOD = re.compile(
+    r"^(set|get|enable|disable|register|load|save|reset|init|prepare|fuse|unfuse|tie|resize|print|add|remove|freeze|unfreeze)_"
+)

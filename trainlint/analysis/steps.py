@@ -51,7 +51,7 @@ from trainlint.analysis.graph_values import MODEL_NAME
 from trainlint.analysis.imports import dotted
 from trainlint.analysis.names import ASSIGN, WITH, Names
 from trainlint.analysis.walk import walk
-from trainlint.step_words import GENERIC_HOOK_NAMES, HELD_OUT_LOADER_NAME, HELD_OUT_SPLIT, STEP_HOOK_NAME
+from trainlint.step_words import BOOKKEEPING_METHOD, GENERIC_HOOK_NAMES, HELD_OUT_LOADER_NAME, HELD_OUT_SPLIT, NOT_FORWARD, STEP_HOOK_NAME
 
 if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
@@ -66,18 +66,8 @@ ITERATION_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqd
 # A name that says "loader" is trusted where no binding shows one (a loader handed in as a parameter).
 LOADER_NAME = re.compile(r"(loader|dataloader|(^|_)dl$|batches$)", re.IGNORECASE)
 LOADER_FACTORIES = ("DataLoader",)
-# Methods of a model that run no forward pass (`model.generate` of Hugging Face runs under no_grad itself).
-NOT_FORWARD = frozenset({
-    "eval", "train", "to", "cpu", "cuda", "half", "float", "double", "state_dict", "load_state_dict", "parameters",
-    "named_parameters", "buffers", "modules", "children", "named_modules", "zero_grad", "apply", "requires_grad_",
-    "generate", "save_pretrained", "register_forward_hook", "register_buffer", "get_parameter", "num_parameters",
-})
 # Keywords that say where or how a tensor is made: reading a module attribute for them runs nothing of it.
 PLACEMENT_KEYWORDS = frozenset({"device", "dtype"})
-# Method names that configure or inspect a model rather than run it (diffusers' `set_default_attn_processor`).
-BOOKKEEPING_METHOD = re.compile(
-    r"^(set|get|enable|disable|register|load|save|reset|init|prepare|fuse|unfuse|tie|resize|print|add|remove|freeze|unfreeze)_"
-)
 
 
 class LoaderLoop(NamedTuple):
