@@ -154,6 +154,18 @@ CASES: Dict[str, Tuple[str, str, bool]] = {
         """,
         True,
     ),
+    # `torch.empty(..., pin_memory=True)` where only `import torch.nn` binds `torch`
+    "tl104_factory_of_a_submodule_import": (
+        "TL104",
+        """
+        import torch.nn
+
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+        staging = torch.empty(4, 3, pin_memory=True)
+        staging.to(device)
+        """,
+        True,
+    ),
     # a helper that returns a tokenizer's ids, passed on as `f(ids=ids)`
     "tl302_helper_returns_token_ids": (
         "TL302",

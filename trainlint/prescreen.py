@@ -277,7 +277,11 @@ class Features:
                 self.values.record_imports(bound)
                 self._bind_code(bound, node, module_statements, functions)
                 if kind is ast.Import:
-                    self._torch_modules.update(alias.asname or alias.name for alias in node.names if alias.name == "torch")  # type: ignore[attr-defined]
+                    self._torch_modules.update(  # `import torch`, `import torch as th`, `import torch.nn` (binds `torch`)
+                        alias.asname or "torch"
+                        for alias in node.names  # type: ignore[attr-defined]
+                        if alias.name == "torch" or (alias.asname is None and alias.name.startswith("torch."))
+                    )
                 self._optim_names.update(
                     (alias.asname or alias.name).split(".")[0]
                     for alias in node.names  # type: ignore[attr-defined]
@@ -941,7 +945,7 @@ class Features:
 
     def _may_take_pin_memory(self, func: ast.AST, positional: bool) -> bool:
         """Mirror TL104's calls, wider: a DataLoader's ``pin_memory`` (the eighth positional argument too), a
-        ``torch.<factory>(..., pin_memory=)``, ``partial``'s, or a keyword handed to a function or class of this
+        ``torch.<factory>(..., pin_memory=)``, ``partial``'s, a dict's ``update``, or a keyword handed to a function or class of this
         module that may forward ``**kwargs`` to a DataLoader (``placement.forwarded_loader_arguments``: one with a
         ``**`` parameter, or a class without an ``__init__`` of its own). A method of anything else
         (``wds.WebLoader(..., pin_memory=True)``) pins nothing the rule reads."""
@@ -953,7 +957,7 @@ class Features:
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in self._torch_modules:
             return True  # `torch.empty(n, pin_memory=True)`
         plain = isinstance(func, ast.Name) and self.values.is_imported(func.id)  # `from torch import empty`
-        if plain or name == "partial":
+        if plain or name in ("partial", "update"):  # `kwargs.update(pin_memory=True)`: the rule reads a `**` dict's updates
             return True
         if name in self._forwarding_functions:
             return True
