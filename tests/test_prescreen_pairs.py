@@ -222,6 +222,73 @@ CASES: Dict[str, Tuple[str, str, bool]] = {
         """,
         True,
     ),
+    # `self.embedding(sample)` is a module attribute's call, not `F.embedding`
+    "tl302_embedding_attribute_of_self": (
+        "TL302",
+        """
+        import torch
+        import torch.nn as nn
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.embedding = nn.Conv2d(3, 8, 1)
+
+            def encode(self, sample):
+                return self.embedding(sample)
+
+
+        Net().encode(torch.zeros(1, 3, 4, 4))
+        """,
+        False,
+    ),
+    # `F.embedding` given a float tensor
+    "tl302_functional_embedding_of_floats": (
+        "TL302",
+        """
+        import torch
+        import torch.nn.functional as F
+
+        weight = torch.randn(10, 4)
+        ids = torch.zeros(3)
+        F.embedding(ids, weight)
+        """,
+        True,
+    ),
+    # a list indexed by `reversed(range(...))`'s count
+    "tl302_list_indexed_by_a_reversed_range": (
+        "TL302",
+        """
+        import torch
+        import torch.nn as nn
+
+        emb = nn.Embedding(10, 4)
+        scale = torch.ones(1)
+        outputs = []
+        for i in range(3):
+            outputs.append(emb(torch.tensor([i])) * scale)
+        for i in reversed(range(3)):
+            print(outputs[i])
+        """,
+        False,
+    ),
+    # the same list indexed by a float tensor
+    "tl302_list_indexed_by_a_float_tensor": (
+        "TL302",
+        """
+        import torch
+        import torch.nn as nn
+
+        emb = nn.Embedding(10, 4)
+        scale = torch.ones(1)
+        outputs = []
+        for i in range(3):
+            outputs.append(emb(torch.tensor([i])) * scale)
+        print(outputs[torch.zeros(())])
+        """,
+        True,
+    ),
     # loops after `.eval()` that run no model: bookkeeping methods, builtins, arithmetic
     "tl404_loops_after_eval_that_run_no_model": (
         "TL404",

@@ -132,6 +132,7 @@ class Features:
         self._index_modules: Dict[str, int] = {}  # `self.emb = nn.Embedding(...)`: the target, its index argument
         self._calls: List[Tuple[str, ast.Call, Tuple[int, ...]]] = []  # calls of dotted names, with their functions
         self._index_values: List[ast.AST] = []  # what TL302's index uses receive: `input_ids=v`, `{"labels": v}`, ...
+        self._functional_index_values: List[Tuple[ast.AST, ast.AST]] = []  # `F.embedding(v, w)`: the callee, `v`
         self._list_subscripts: List[Tuple[str, ast.AST]] = []  # `xs[i]`: the name and the index
         self._sequence_names: Set[str] = set()  # names some binding makes a Python list (`xs = []`, `list(...)`)
         self._kwargs_callees: List[Tuple[ast.AST, int]] = []  # `f(**batch)`, `self.f.forward(**b)`: the dotted callee, its line
@@ -505,9 +506,9 @@ class Features:
         if name in _INDEX_FUNCTIONS:  # a module class's arguments are its sizes and weights; its calls take the indices
             argument = 1 if name in ("cross_entropy", "nll_loss") else 0  # the loss's target, the embedding's input
             keyword = "target" if argument else "input"
-            self._index_values.extend(k.value for k in call.keywords if k.arg == keyword)
+            self._functional_index_values.extend((call.func, k.value) for k in call.keywords if k.arg == keyword)
             starred = any(isinstance(a, ast.Starred) for a in call.args)  # the rule counts positions without them
-            self._index_values.extend(call.args if starred else call.args[argument : argument + 1])
+            self._functional_index_values.extend((call.func, a) for a in (call.args if starred else call.args[argument : argument + 1]))
         for keyword in call.keywords:
             if keyword.arg == "dtype" and _FLOAT_WORD.search(ast.dump(keyword.value)):
                 self.creates_float = True
@@ -791,8 +792,8 @@ class Features:
 
     @functools.cached_property
     def _redefines_range_or_enumerate(self) -> bool:
-        """A function of the module named ``range`` or ``enumerate``: its loop targets are not counters."""
-        return not {"range", "enumerate"}.isdisjoint(self._names)
+        """A function of the module named ``range``, ``enumerate`` or ``reversed``: its loop targets are not counters."""
+        return not {"range", "enumerate", "reversed"}.isdisjoint(self._names)
 
     def _comprehension_scope(self, comprehension: ast.AST) -> None:
         """A comprehension's targets are its own (TL302 follows a name to the binding that reaches it): a read of one
@@ -980,7 +981,16 @@ class Features:
     @functools.cached_property
     def may_index_with_float(self) -> bool:
         lists = self.takes_indices and any(n in self._sequence_names and self._may_be_float(i) for n, i in self._list_subscripts)
-        return lists or any(map(self._may_be_float, self._index_values)) or self._module_takes_float()
+        functional = [value for func, value in self._functional_index_values if self._may_be_functional(func)]
+        return lists or any(map(self._may_be_float, self._index_values + functional)) or self._module_takes_float()
+
+    def _may_be_functional(self, func: ast.AST) -> bool:
+        """Mirror TL302's qualified ``torch.nn.functional.embedding``/``cross_entropy``/``nll_loss``, wider: a callee
+        whose root an import binds (``F.embedding``, ``embedding`` imported), not ``torch.embedding`` itself nor
+        ``self.embedding(x)`` nor a def of the module (``torch/nn/functional.py``'s own)."""
+        if not self.values.is_imported(root_name(func)):
+            return False
+        return not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in self._torch_modules)
 
     @functools.cached_property
     def calls_amp(self) -> bool:
@@ -1279,9 +1289,14 @@ class Features:
 
 
 def _counter_name(target: ast.AST, iterable: ast.AST) -> Optional[str]:
-    """Mirror TL302's ``_iterated_source``: the name ``range(...)`` binds, or ``enumerate``'s count (no float tensor)."""
+    """Mirror TL302's ``_iterated_source``: the name ``range(...)`` or ``reversed(range(...))`` binds, or
+    ``enumerate``'s count (no float tensor)."""
     if not isinstance(iterable, ast.Call) or not isinstance(iterable.func, ast.Name):
         return None
+    if iterable.func.id == "reversed" and iterable.args:
+        inner = iterable.args[0]
+        ranged = isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "range"
+        return _counter_name(target, inner) if ranged else None
     if iterable.func.id == "enumerate" and isinstance(target, ast.Tuple) and target.elts:
         target = target.elts[0]
     elif iterable.func.id != "range":
