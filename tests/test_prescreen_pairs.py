@@ -289,6 +289,54 @@ CASES: Dict[str, Tuple[str, str, bool]] = {
         """,
         True,
     ),
+    # a helper returning its own `ret`, bound only to numbers there (the module's other `ret` is a float tensor)
+    "tl302_helper_returns_its_own_local": (
+        "TL302",
+        """
+        import torch
+        import torch.nn as nn
+
+        emb = nn.Embedding(10, 4)
+        outputs = [emb(torch.tensor([i])) for i in range(3)]
+
+
+        def pick(last):
+            if last:
+                ret = 2
+            else:
+                ret = 0
+            return ret
+
+
+        def scale():
+            ret = torch.ones(1)
+            return ret
+
+
+        print(outputs[pick(True)] * scale())
+        """,
+        False,
+    ),
+    # the helper's own `ret` is a float tensor
+    "tl302_helper_returns_a_local_float": (
+        "TL302",
+        """
+        import torch
+        import torch.nn as nn
+
+        emb = nn.Embedding(10, 4)
+        outputs = [emb(torch.tensor([i])) for i in range(3)]
+
+
+        def pick(last):
+            ret = torch.zeros(())
+            return ret
+
+
+        print(outputs[pick(True)])
+        """,
+        True,
+    ),
     # loops after `.eval()` that run no model: bookkeeping methods, builtins, arithmetic
     "tl404_loops_after_eval_that_run_no_model": (
         "TL404",

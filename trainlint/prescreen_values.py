@@ -219,6 +219,17 @@ class ModuleValues:
         """The ids of the defs named ``name``, in any scope."""
         return self._functions.get(name, [])
 
+    def assigned_only(self, scope: int, name: str) -> Optional[List[ast.AST]]:
+        """What ``name = v`` assigns in ``scope``, where nothing else there binds it to a value a chain can follow:
+        no parameter, loop or comprehension target, ``*args`` or capture, nor ``global``/``nonlocal``
+        (an import, a ``with``/``except`` name, a def or class hold nothing TL302 follows). None where something
+        does, or where ``scope`` assigns it nothing (a name of the scopes around)."""
+        key = (scope, name)
+        if name in self._shared or key in self._parameters or key in self._iterated or key in self._opaque:
+            return None
+        values = self._values.get(key)
+        return [value for value, _ in values] if values else None
+
     def returned(self, function: int) -> List[ast.AST]:
         """What ``function`` returns or yields (a bare ``return`` gives nothing)."""
         return self._returns.get(function, [])
