@@ -620,3 +620,29 @@ def test_a_loader_over_moved_data_is_what_tl101_reports() -> None:
     """The twin of the cases above that the rule reports, so that the comparison there can fail."""
     module = "import torch\nfrom torch.utils.data import DataLoader, TensorDataset\nDataLoader(TensorDataset(x.cuda()), pin_memory=True)"
     assert [d.code for d in lint_source(module, "t.py", RuleSettings(frozenset({"TL101"})), screen=False).diagnostics] == ["TL101"]
+
+
+def test_a_helper_swapping_its_locals_is_followed_without_end() -> None:
+    """What a function returns is followed to its own assignments; a swap among them (``ret, other = other, ret``)
+    must end, not recurse until the stack runs out."""
+    code = textwrap.dedent(
+        """
+        import torch
+        import torch.nn as nn
+
+        emb = nn.Embedding(10, 4)
+        outputs = [emb(torch.tensor([i])) for i in range(3)]
+        scale = torch.ones(1)
+
+
+        def pick(x):
+            ret, other = 0, 1
+            ret, other = other, ret
+            return ret
+
+
+        print(outputs[pick(1)])
+        """
+    )
+    assert screened_codes(ast.parse(code), ["TL302"]) == ["TL302"]  # `other`'s tuple binding is not followed
+    assert _findings(code, "t.py", screen=True) == _findings(code, "t.py", screen=False) == ([], [])

@@ -747,13 +747,12 @@ class Features:
     def _may_be_float_in(self, value: ast.AST, function: int) -> bool:
         """:meth:`_may_be_float` of a value read in ``function``: a name (or a tuple's names) the function binds only
         by assignment is followed to those assignments alone, as the rule's reaching binding is one of them
-        (``_get_softmax_dim``'s ``ret = 0`` / ``ret = 1``, whatever else the module calls ``ret``)."""
+        (``_get_softmax_dim``'s ``ret = 0`` / ``ret = 1``, whatever else the module calls ``ret``). What they
+        assign is asked module-wide, where names met again are cut: ``ret, other = other, ret`` ends."""
         if isinstance(value, (ast.Tuple, ast.List)):
             return any(self._may_be_float_in(element, function) for element in value.elts)
         local = self.values.assigned_only(function, value.id) if isinstance(value, ast.Name) else None
-        if local is None:
-            return self._may_be_float(value)
-        return any(self._may_be_float_in(v, function) if isinstance(v, (ast.Tuple, ast.List)) else self._may_be_float(v) for v in local)
+        return any(map(self._may_be_float, [value] if local is None else local))
 
     def _element_may_be_float(self, comprehension: ast.AST) -> bool:
         """Mirror TL302's ``_comprehension_element_source``: ``(t.to(device) for t in batch)`` gives ``batch``'s
