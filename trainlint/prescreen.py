@@ -37,8 +37,10 @@ from trainlint.step_words import (
     HELD_OUT_SPLIT,
     INTEGER_DTYPES,
     INTEGER_METHODS,
+    ITERATION_WRAPPERS,
     NO_GRAD_WRAPPER,
     NOT_FORWARD,
+    OOM_MESSAGE,
     SEQUENCE_MAKERS,
     STEP_HOOK_NAME,
     TEST_FRAMEWORKS,
@@ -76,10 +78,8 @@ _FILE_READERS = frozenset({"load", "loadtxt", "genfromtxt", "fromfile", "File"})
 )
 _TF_PIPELINES = frozenset({"from_tensor_slices", "from_tensors", "fit"})
 _SPLITTERS = frozenset({"split", "chunk", "tensor_split"})
-# Mirror rules/step_memory/tl403_oom_handler_keeps_step.py's OOM_MESSAGE: how a handler tells an out-of-memory error.
-_OOM_MESSAGE = re.compile(r"out of memory|\boom\b", re.IGNORECASE)
-# What TrainingLoops strips from a loop's iterable before asking whether it is a loader (mirror ITERATION_WRAPPERS).
-_ITERATION_WRAPPERS = frozenset({"enumerate", "tqdm", "iter"})
+# What TrainingLoops strips from a loop's iterable before asking whether it is a loader, by last name.
+_ITERATION_WRAPPERS = frozenset(wrapper.rsplit(".", 1)[-1] for wrapper in ITERATION_WRAPPERS)
 # Functions whose moves TL103 takes as per batch already (see its `_per_batch`).
 _PER_ITEM_FUNCTIONS = frozenset({"__getitem__", "__iter__", "collate", "collate_fn"})
 
@@ -965,7 +965,7 @@ class Features:
             return True
         if positional:
             return False
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in self._torch_modules:
+        if self._is_torch_function(func):
             return True  # `torch.empty(n, pin_memory=True)`
         plain = isinstance(func, ast.Name) and self.values.is_imported(func.id)  # `from torch import empty`
         if plain or name in ("partial", "update"):  # `kwargs.update(pin_memory=True)`: the rule reads a `**` dict's updates
@@ -1000,7 +1000,11 @@ class Features:
         ``self.embedding(x)`` nor a def of the module (``torch/nn/functional.py``'s own)."""
         if not self.values.is_imported(root_name(func)):
             return False
-        return not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in self._torch_modules)
+        return not self._is_torch_function(func)
+
+    def _is_torch_function(self, func: ast.AST) -> bool:
+        """``torch.<name>`` under a name ``import torch`` binds (``torch.empty``, ``th.embedding``)."""
+        return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in self._torch_modules
 
     @functools.cached_property
     def calls_amp(self) -> bool:
@@ -1551,7 +1555,7 @@ def _may_make_a_list(value: ast.AST) -> bool:
 
 
 def _says_out_of_memory(node: ast.AST) -> bool:
-    return isinstance(node, ast.Constant) and isinstance(node.value, str) and bool(_OOM_MESSAGE.search(node.value))
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) and bool(OOM_MESSAGE.search(node.value))
 
 
 def _is_zero(node: ast.AST) -> bool:

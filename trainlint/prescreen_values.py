@@ -227,8 +227,7 @@ class ModuleValues:
         key = (scope, name)
         if name in self._shared or key in self._parameters or key in self._iterated or key in self._opaque:
             return None
-        values = self._values.get(key)
-        return [value for value, _ in values] if values else None
+        return self.assigned_in(scope, name) or None
 
     def returned(self, function: int) -> List[ast.AST]:
         """What ``function`` returns or yields (a bare ``return`` gives nothing)."""

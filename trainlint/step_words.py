@@ -110,3 +110,7 @@ NOT_FORWARD = frozenset({
 BOOKKEEPING_METHOD = re.compile(
     r"^(set|get|enable|disable|register|load|save|reset|init|prepare|fuse|unfuse|tie|resize|print|add|remove|freeze|unfreeze)_"
 )
+# Wrappers whose first argument is what a loop really iterates (`TrainingLoops`, and the pre-screen by last name).
+ITERATION_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "iter"})
+# How an out-of-memory handler tells the error by its message (TL403, and the pre-screen).
+OOM_MESSAGE = re.compile(r"out of memory|\boom\b", re.IGNORECASE)

@@ -12,7 +12,7 @@ from trainlint.analysis.names import PARAMETER, Names, passed_argument
 from trainlint.analysis.values import string_value
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Rule
-from trainlint.step_words import DTYPE_KEEPING, FLOAT_DTYPES, INTEGER_DTYPES, INTEGER_METHODS, SEQUENCE_MAKERS
+from trainlint.step_words import DTYPE_KEEPING, FLOAT_DTYPES, INTEGER_DTYPES, INTEGER_METHODS, ITERATION_WRAPPERS, SEQUENCE_MAKERS
 
 Path = Tuple[Union[int, str], ...]  # indexes into tuples, keys into dicts: where a value sits in a batch
 
@@ -38,7 +38,8 @@ INDEX_LOSSES = {  # functional loss -> whether float targets may be class probab
 INDEX_CRITERIA = {"torch.nn.CrossEntropyLoss": True, "torch.nn.NLLLoss": False}
 DATA_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 TENSOR_DATASETS = frozenset({"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"})
-ITERATION_WRAPPERS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "iter"})
+# What a loop iterates through (``enumerate`` shifts the item by one: followed apart).
+WRAPPERS_KEEPING_ITEMS = ITERATION_WRAPPERS - {"enumerate"}
 # Calls whose output is token ids (fixtures/TL302_float_index_tensors/bad_tokenizer_ids_as_float.py).
 TOKENIZING_METHODS = frozenset({"encode", "encode_plus", "batch_encode_plus", "convert_tokens_to_ids", "texts_to_sequences"})
 # Hugging Face heads that read float ``labels`` as regression or multi-label targets.
@@ -405,7 +406,7 @@ class FloatIndexTensors(Rule):
         if qualified == "zip":
             index = path[0] if path and isinstance(path[0], int) else None
             return self._iterated_source(iterable.args[index].value, path[1:], depth + 1) if index is not None and index < len(iterable.args) else None
-        if qualified in ITERATION_WRAPPERS:
+        if qualified in WRAPPERS_KEEPING_ITEMS:
             return self._iterated_source(first, path, depth + 1)
         if qualified in DATA_LOADERS and passed_argument(iterable, "collate_fn") is None:
             return self._iterated_source(first, path, depth + 1)  # default collation keeps each item's dtype

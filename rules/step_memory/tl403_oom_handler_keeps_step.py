@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from typing import List, NamedTuple, Optional, Sequence, Set
 
 import libcst as cst
 
 from trainlint.analysis import dotted
-from trainlint.step_words import OPTIMIZER_NAME
+from trainlint.step_words import OOM_MESSAGE, OPTIMIZER_NAME
 from trainlint.analysis.steps import StepMethods, TrainingLoops
 from trainlint.analysis.walk import walk
 from trainlint.diagnostics import Applicability
@@ -17,7 +16,6 @@ from trainlint.rule import CstFix, Import, Rule
 OOM_TYPES = frozenset({"torch.cuda.OutOfMemoryError", "torch.OutOfMemoryError"})
 # What an out-of-memory handler catches when it tells OOM apart by the message.
 BROAD_TYPES = frozenset({"RuntimeError", "Exception", "BaseException"})
-OOM_MESSAGE = re.compile(r"out of memory|\boom\b", re.IGNORECASE)
 CLEANUP_METHODS = frozenset({"empty_cache", "collect", "zero_grad", "synchronize", "reset_peak_memory_stats"})
 FLAG = "step_out_of_memory"
 

@@ -51,7 +51,15 @@ from trainlint.analysis.graph_values import MODEL_NAME
 from trainlint.analysis.imports import dotted
 from trainlint.analysis.names import ASSIGN, WITH, Names
 from trainlint.analysis.walk import walk
-from trainlint.step_words import BOOKKEEPING_METHOD, GENERIC_HOOK_NAMES, HELD_OUT_LOADER_NAME, HELD_OUT_SPLIT, NOT_FORWARD, STEP_HOOK_NAME
+from trainlint.step_words import (
+    BOOKKEEPING_METHOD,
+    GENERIC_HOOK_NAMES,
+    HELD_OUT_LOADER_NAME,
+    HELD_OUT_SPLIT,
+    ITERATION_WRAPPERS,
+    NOT_FORWARD,
+    STEP_HOOK_NAME,
+)
 
 if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
@@ -61,8 +69,6 @@ Comprehension = Union[cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp]
 COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 DEFINITIONS = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 
-# Wrappers whose first argument is what is really iterated.
-ITERATION_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "iter"})
 # A name that says "loader" is trusted where no binding shows one (a loader handed in as a parameter).
 LOADER_NAME = re.compile(r"(loader|dataloader|(^|_)dl$|batches$)", re.IGNORECASE)
 LOADER_FACTORIES = ("DataLoader",)
