@@ -118,6 +118,9 @@ def _holds(code: str, attribute: str) -> bool:
     return getattr(Features(ast.parse(textwrap.dedent(code))), attribute)
 
 
+_CPU = "\ndevice = 'cpu'"  # a module that selects the CPU, where TL104 reports a loader's pinning
+
+
 @pytest.mark.parametrize(
     "code, accumulates_per_step",
     [
@@ -258,17 +261,28 @@ def test_batch_kwargs_calls(code: str, model_kwargs: bool, kwargs: bool) -> None
         ("for i in range(n):\n    xb = X[i:i + bs]", "cuts_batches", True),
         ("xb = X[:bs]", "cuts_batches", False),
         ("parts = torch.chunk(X, 4)", "cuts_batches", True),
-        ("DataLoader(ds, **{'pin_memory': True})", "pins", True),
+        # a loader's pinning (with a CPU selected, `_CPU`, where the rule reports it) or a tensor's
+        ("DataLoader(ds, **{'pin_memory': True})" + _CPU, "pins", True),
         ("x = x.pin_memory()", "pins", True),
-        ("DataLoader(ds, num_workers=2)", "pins", False),
-        ("DataLoader(ds, pin_memory=args.pin_mem)", "pins", False),  # an argparse flag: True or False
-        ("DataLoader(ds, pin_memory=torch.cuda.is_available())", "pins", False),
-        ("pin = True\nDataLoader(ds, pin_memory=pin)", "pins", True),
-        ("class C:\n    pin = True\n    def f(self):\n        DataLoader(ds, pin_memory=self.pin)", "pins", True),
-        ("kwargs = {'pin_memory': use_cuda}\nDataLoader(ds, **kwargs)", "pins", False),
-        ("kwargs['pin_memory'] = True", "pins", True),
-        ("DataLoader(ds, 32, True, None, None, 2, None, True)", "pins", True),  # positionally
-        ("p.add_argument('--pin', choices=[True], default=True)\nDataLoader(ds, pin_memory=args.pin)", "pins", True),
+        ("DataLoader(ds, num_workers=2)" + _CPU, "pins", False),
+        ("DataLoader(ds, pin_memory=args.pin_mem)" + _CPU, "pins", False),  # an argparse flag: True or False
+        ("DataLoader(ds, pin_memory=torch.cuda.is_available())" + _CPU, "pins", False),
+        ("pin = True\nDataLoader(ds, pin_memory=pin)" + _CPU, "pins", True),
+        ("class C:\n    pin = True\n    def f(self):\n        DataLoader(ds, pin_memory=self.pin)" + _CPU, "pins", True),
+        ("kwargs = {'pin_memory': use_cuda}\nDataLoader(ds, **kwargs)" + _CPU, "pins", False),
+        ("kwargs['pin_memory'] = True" + _CPU, "pins", True),
+        ("DataLoader(ds, 32, True, None, None, 2, None, True)" + _CPU, "pins", True),  # positionally
+        ("p.add_argument('--pin', choices=[True], default=True)\nDataLoader(ds, pin_memory=args.pin)" + _CPU, "pins", True),
+        # a loader's pinning only warns, where the module may select the CPU or MPS: from a literal, an MPS
+        # reference, a launcher's `.device`; a tensor's raises wherever CUDA is not certain
+        ("DataLoader(ds, pin_memory=True)", "pins", False),
+        ("DataLoader(ds, pin_memory=True)\ndevice = f'cpu:{rank}'", "pins", True),
+        ("DataLoader(ds, pin_memory=True)\nok = torch.backends.mps.is_available()", "pins", True),
+        ("DataLoader(ds, pin_memory=True)\nx = x.to(fabric.device)", "pins", True),
+        ("DataLoader(ds, pin_memory=True)\nacc = Accelerator()\nx = x.to(acc.device)", "pins", True),
+        ("DataLoader(ds, pin_memory=True)\nx = x.to(model.device)", "pins", False),
+        ("import torch\nx = torch.empty(n, pin_memory=True)", "pins", True),
+        ("from torch import empty\nx = empty(n, pin_memory=True)", "pins", True),
         ("with torch.cuda.amp.autocast():\n    pass", "amp_may_be_cuda_only", True),
         ("with torch.cuda.amp.autocast(enabled=False):\n    pass", "amp_may_be_cuda_only", False),
         ("from torch.cuda.amp import autocast\nwith autocast(dtype=d):\n    pass", "amp_may_be_cuda_only", True),

@@ -166,6 +166,36 @@ CASES: Dict[str, Tuple[str, str, bool]] = {
         """,
         True,
     ),
+    # a DataLoader pinning where nothing selects the CPU or MPS (Lightning's data modules): off CUDA it only warns,
+    # and the rule reports that only where the module may run there
+    "tl104_loader_pinning_with_no_device_chosen": (
+        "TL104",
+        """
+        import torch
+        from torch.utils.data import DataLoader
+
+
+        def train_dataloader(dataset):
+            return DataLoader(dataset, batch_size=32, shuffle=True, pin_memory=True)
+        """,
+        False,
+    ),
+    # the same, in a module whose launcher may have picked the CPU (`fabric.device`)
+    "tl104_loader_pinning_beside_a_launcher_device": (
+        "TL104",
+        """
+        import torch
+        from torch.utils.data import DataLoader
+
+
+        def train(fabric, dataset, model):
+            device = fabric.device
+            loader = DataLoader(dataset, batch_size=32, shuffle=True, pin_memory=True)
+            for x in loader:
+                model(x.to(device))
+        """,
+        True,
+    ),
     # a helper that returns a tokenizer's ids, passed on as `f(ids=ids)`
     "tl302_helper_returns_token_ids": (
         "TL302",

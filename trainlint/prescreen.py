@@ -38,6 +38,8 @@ from trainlint.step_words import (
     INTEGER_DTYPES,
     INTEGER_METHODS,
     ITERATION_WRAPPERS,
+    LAUNCHER_CLASSES,
+    LAUNCHER_NAMES,
     NO_GRAD_WRAPPER,
     NOT_FORWARD,
     OOM_MESSAGE,
@@ -58,6 +60,9 @@ _FLOAT_WORD = re.compile(r"float|double|half|single")
 _INDEX_SINKS = frozenset({"Embedding", "EmbeddingBag", "embedding", "embedding_bag", "cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss"})
 _INDEX_FUNCTIONS = frozenset({"embedding", "embedding_bag", "cross_entropy", "nll_loss"})  # functional: given the indices
 _INDEX_KEYS = frozenset({"input_ids", "labels"})
+# Mirror trainlint.analysis.devices: names through which the device lattice reaches the CPU or MPS without a literal.
+_CPU_OR_MPS_REFERENCES = frozenset({"mps", "_get_accelerator"})
+_LAUNCHERS = frozenset(name.rsplit(".", 1)[-1] for name in LAUNCHER_CLASSES)
 # Modules that take indices when called (`self.emb(x)`, `criterion(out, y)`): which positional argument.
 _INDEX_MODULES = {"Embedding": 0, "EmbeddingBag": 0, "CrossEntropyLoss": 1, "NLLLoss": 1}
 # Where TL302's `_float_source` follows a value: what makes a float tensor (a tensor type, a factory, `from_numpy`:
@@ -144,7 +149,8 @@ class Features:
         # or a DataLoader given six positional arguments; absent, a DataLoader forks none
         self.may_fork_workers = False
         self.cuts_batches = False  # `x[i:i + bs]` in a loop, `x.split(n)`, `torch.chunk(x, n)`: what TL103 takes for batching by hand
-        self._pins_whatever_value = False  # `x.pin_memory()`, or "pin_memory" as a string not read below
+        self._pins_a_tensor = False  # `x.pin_memory()`: raises without CUDA wherever CUDA is not certain
+        self._pin_strings = False  # "pin_memory" as a string not read below: a loader's `**kwargs` key
         self._pin_values: List[ast.AST] = []  # `{"pin_memory": v}`, `d["pin_memory"] = v`
         # `f(pin_memory=v)` (False) and `f(a1, ..., a8)` (True): the callee, the value, whether by position
         self._pin_arguments: List[Tuple[ast.AST, ast.AST, bool]] = []
@@ -157,6 +163,7 @@ class Features:
         self._names_cuda_tensor_type = False  # `torch.cuda.FloatTensor` named: any call may be one, through an alias
         # a file of tests, where TL404 takes `def test_*` for a test: by its name, or an import of pytest/unittest
         self._holds_tests = collected_as_tests(path)
+        self._tree = tree
         self._walk(tree)
 
     # ----- the walk ---------------------------------------------------------------------
@@ -236,7 +243,7 @@ class Features:
                 continue
             if kind is ast.Constant:
                 if node.value == "pin_memory" and id(node) not in self._pin_keys:  # type: ignore[attr-defined]
-                    self._pins_whatever_value = True
+                    self._pin_strings = True
                 elif node.value == "num_workers":  # type: ignore[attr-defined]
                     self.may_fork_workers = True
                 continue
@@ -471,7 +478,7 @@ class Features:
     def _pinning_call(self, call: ast.Call, name: str) -> None:
         """What TL104 reads: ``x.pin_memory()``, a ``pin_memory=`` value, a DataLoader's eighth positional argument."""
         if name == "pin_memory" and isinstance(call.func, ast.Attribute) and not call.args and not call.keywords:
-            self._pins_whatever_value = True
+            self._pins_a_tensor = True
         self._pin_arguments.extend((call.func, k.value, False) for k in call.keywords if k.arg == "pin_memory")
         leading = call.args[:8]
         if len(leading) == 8 and not any(isinstance(a, ast.Starred) for a in leading):
@@ -951,8 +958,14 @@ class Features:
 
     @functools.cached_property
     def pins(self) -> bool:
-        given = [value for func, value, positional in self._pin_arguments if self._may_take_pin_memory(func, positional)]
-        return self._pins_whatever_value or any(map(self.values.may_be_true, self._pin_values + given))
+        """TL104's two kinds: a tensor pinned (reported wherever CUDA is not certain), or a loader's pinning
+        (reported only where the module selects the CPU or MPS, ``DevicesInUse.selects_cpu_or_mps``)."""
+        given = [(func, value) for func, value, positional in self._pin_arguments if self._may_take_pin_memory(func, positional)]
+        tensors = [value for func, value in given if self._may_pin_a_tensor(func)]
+        if self._pins_a_tensor or any(map(self.values.may_be_true, tensors)):
+            return True
+        loaders = self._pin_values + [value for func, value in given if not self._may_pin_a_tensor(func)]
+        return (self._pin_strings or any(map(self.values.may_be_true, loaders))) and self._may_select_cpu_or_mps
 
     def _may_take_pin_memory(self, func: ast.AST, positional: bool) -> bool:
         """Mirror TL104's calls, wider: a DataLoader's ``pin_memory`` (the eighth positional argument too), a
@@ -965,16 +978,52 @@ class Features:
             return True
         if positional:
             return False
-        if self._is_torch_function(func):
-            return True  # `torch.empty(n, pin_memory=True)`
-        plain = isinstance(func, ast.Name) and self.values.is_imported(func.id)  # `from torch import empty`
-        if plain or name in ("partial", "update"):  # `kwargs.update(pin_memory=True)`: the rule reads a `**` dict's updates
+        if self._may_pin_a_tensor(func) or name in ("partial", "update"):  # `kwargs.update(pin_memory=True)`: the rule reads a `**` dict's updates
             return True
         if name in self._forwarding_functions:
             return True
         if name in self._class_names:
             return name not in self._classes_with_init or name in self._forwarding_functions
-        return isinstance(func, ast.Name) and name not in self._names
+        return False
+
+    def _may_pin_a_tensor(self, func: ast.AST) -> bool:
+        """A callee whose ``pin_memory=`` TL104 may read as a tensor factory's (``torch.<name>``): ``torch.empty``,
+        an imported name (``from torch import empty``), or a plain name this module does not define (a star import's).
+        Never a DataLoader, whose pinning is the loader kind."""
+        if self._aliases.get(last_name(func), last_name(func)) == "DataLoader":
+            return False
+        if self._is_torch_function(func):
+            return True
+        return isinstance(func, ast.Name) and (self.values.is_imported(func.id) or func.id not in self._names)
+
+    @functools.cached_property
+    def _may_select_cpu_or_mps(self) -> bool:
+        """Mirror ``DevicesInUse.selects_cpu_or_mps``, wider. The device lattice finds the CPU or MPS only in a
+        literal (``"cpu"``, ``"mps:0"``, ``f"cpu:{i}"``, an option's ``"cuda or mps"``, a launcher's
+        ``accelerator="gpu"``), a reference to ``torch.mps``/``torch.backends.mps``, ``torch._C._get_accelerator``,
+        or a launcher's ``.device`` (``fabric.device``, or any ``.device`` where an ``Accelerator``/``Fabric`` is
+        built). Asked only of modules that pin for a loader, so it walks the tree again rather than slow the walk."""
+        launcher_built = device_read = False
+        for node in ast.walk(self._tree):
+            kind = type(node)
+            if kind is ast.Constant:
+                value = node.value  # type: ignore[attr-defined]
+                text = (value.decode("latin-1") if isinstance(value, bytes) else value).lower() if isinstance(value, (str, bytes)) else ""
+                if text.startswith("cpu") or "mps" in text or text == "gpu":
+                    return True
+            elif kind is ast.Name or kind is ast.Attribute:
+                if last_name(node) in _CPU_OR_MPS_REFERENCES:
+                    return True
+                if kind is ast.Attribute and node.attr == "device":  # type: ignore[attr-defined]
+                    if last_name(node.value) in LAUNCHER_NAMES:  # type: ignore[attr-defined]
+                        return True
+                    device_read = True
+            elif kind is ast.alias:
+                if _CPU_OR_MPS_REFERENCES.intersection(node.name.split(".")):  # type: ignore[attr-defined]
+                    return True
+            elif kind is ast.Call:
+                launcher_built = launcher_built or self._aliases.get(last_name(node.func), last_name(node.func)) in _LAUNCHERS  # type: ignore[attr-defined]
+        return launcher_built and device_read
 
     @functools.cached_property
     def _kwargs_code_callees(self) -> List[ast.AST]:

@@ -100,6 +100,11 @@ CUDA_DEVICE = re.compile(r"^cuda(:\d+)?$")
 # A name that may hold a device, read as `.to(<name>)`'s device by the loader placement (`to_device`) and the pre-screen.
 DEVICE_NAME = re.compile(r"device|(^|_)(dev|gpu|cuda|accelerator)(_|$)", re.IGNORECASE)
 
+# Launchers whose `.device` is their pick of accelerator, or the CPU (trainlint.analysis.devices, and the pre-screen).
+LAUNCHER_CLASSES = frozenset({"accelerate.Accelerator", "lightning.Fabric", "lightning.fabric.Fabric", "lightning_fabric.Fabric"})
+# Untyped owners whose `.device` is a launcher's choice: `accelerator.device` in a function given the accelerator.
+LAUNCHER_NAMES = frozenset({"accelerator", "fabric"})  # fixtures/TL201.../bad_accelerator_device.py
+
 # Methods of a model that run no forward pass (`model.generate` of Hugging Face runs under no_grad itself).
 NOT_FORWARD = frozenset({
     "eval", "train", "to", "cpu", "cuda", "half", "float", "double", "state_dict", "load_state_dict", "parameters",

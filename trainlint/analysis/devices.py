@@ -45,7 +45,7 @@ from trainlint.analysis.names import (
     ANNOTATED, ASSIGN, CLASS, DEF, DELETE, FOR, IMPORT, PARAMETER, VAR_KEYWORD, WALRUS, WITH, Binding, Names,
 )
 from trainlint.analysis.values import Values as LiteralValues, string_value
-from trainlint.step_words import CUDA_DEVICE
+from trainlint.step_words import CUDA_DEVICE, LAUNCHER_CLASSES, LAUNCHER_NAMES
 
 if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
@@ -993,10 +993,6 @@ ANY_DEVICE: Devices = frozenset({Device.UNKNOWN})
 # Devices on which CUDA-only code is not CUDA but may still be an accelerator.
 NAMED_OTHER_ACCELERATORS: Devices = frozenset({Device.MPS, Device.OTHER_ACCELERATOR})
 OTHER_ACCELERATOR_DEVICE = re.compile(r"^(xpu|npu|hpu|xla|mlu|musa)(:\d+)?$")
-# Attributes of an `Accelerator()`/`Fabric()` holding the device they picked.
-LAUNCHER_CLASSES = frozenset({"accelerate.Accelerator", "lightning.Fabric", "lightning.fabric.Fabric", "lightning_fabric.Fabric"})
-# Untyped owners whose `.device` is a launcher's choice: `accelerator.device` in a function given the accelerator.
-LAUNCHER_NAMES = frozenset({"accelerator", "fabric"})  # fixtures/TL201.../bad_accelerator_device.py
 # Queries whose answer is whichever accelerator the machine has: `current_accelerator()` returns None (never the
 # CPU) on a machine without one (fixtures/TL104.../ok_loader_on_current_accelerator.py); the private query gives the CPU.
 ACCELERATOR_QUERIES = {"torch.accelerator.current_accelerator": frozenset({Device.ACCELERATOR}), "torch._C._get_accelerator": frozenset({Device.ACCELERATOR, Device.CPU})}
