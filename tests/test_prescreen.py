@@ -119,6 +119,7 @@ def _holds(code: str, attribute: str) -> bool:
 
 
 _CPU = "\ndevice = 'cpu'"  # a module that selects the CPU, where TL104 reports a loader's pinning
+_ANY_DEVICE = "\ndef run(device):\n    pass"  # a device from a caller: anything, where TL201 reports CUDA-only AMP
 
 
 @pytest.mark.parametrize(
@@ -283,12 +284,25 @@ def test_batch_kwargs_calls(code: str, model_kwargs: bool, kwargs: bool) -> None
         ("DataLoader(ds, pin_memory=True)\nx = x.to(model.device)", "pins", False),
         ("import torch\nx = torch.empty(n, pin_memory=True)", "pins", True),
         ("from torch import empty\nx = empty(n, pin_memory=True)", "pins", True),
-        ("with torch.cuda.amp.autocast():\n    pass", "amp_may_be_cuda_only", True),
+        ("with torch.cuda.amp.autocast():\n    pass" + _ANY_DEVICE, "amp_may_be_cuda_only", True),
         ("with torch.cuda.amp.autocast(enabled=False):\n    pass", "amp_may_be_cuda_only", False),
-        ("from torch.cuda.amp import autocast\nwith autocast(dtype=d):\n    pass", "amp_may_be_cuda_only", True),
+        # CUDA-only AMP is reported only where the module may reach another accelerator: it names one, or has a
+        # source of devices (a device parameter, variable, option, launcher)
+        ("with torch.autocast('cuda'):\n    pass", "amp_may_be_cuda_only", False),
+        ("with torch.autocast('cuda'):\n    pass\nok = torch.backends.mps.is_available()", "amp_may_be_cuda_only", True),
+        ("with torch.autocast('cuda'):\n    pass\nx = x.to('xpu:0')", "amp_may_be_cuda_only", True),
+        ("with torch.autocast('cuda'):\n    pass\np.add_argument('--accelerator')", "amp_may_be_cuda_only", True),
+        ("with torch.autocast('cuda'):\n    pass\nacc = Accelerator()", "amp_may_be_cuda_only", True),
+        ("with torch.autocast('cuda'):\n    pass\nx = inputs.to('cpu')", "amp_may_be_cuda_only", False),
+        # a version shim: each API's call is a fallback for the other's (spelled from `import torch`)
+        ("import torch\ntry:\n    s = torch.amp.GradScaler('cuda')\nexcept AttributeError:\n    s = torch.cuda.amp.GradScaler()" + _ANY_DEVICE, "amp_may_be_cuda_only", False),
+        ("import torch\ntry:\n    s = torch.amp.GradScaler('cuda')\nexcept ValueError:\n    s = torch.cuda.amp.GradScaler()" + _ANY_DEVICE, "amp_may_be_cuda_only", True),
+        ("import torch\nif new:\n    s = torch.amp.GradScaler()\nelse:\n    s = torch.cuda.amp.GradScaler()" + _ANY_DEVICE, "amp_may_be_cuda_only", False),
+        ("import torch\nimport torch\ns = torch.amp.GradScaler() if new else torch.cuda.amp.GradScaler()" + _ANY_DEVICE, "amp_may_be_cuda_only", True),
+        ("from torch.cuda.amp import autocast\nwith autocast(dtype=d):\n    pass" + _ANY_DEVICE, "amp_may_be_cuda_only", True),
         ("with torch.autocast(device_type=x.device.type):\n    pass", "amp_may_be_cuda_only", False),
-        ("with torch.autocast('cuda'):\n    pass", "amp_may_be_cuda_only", True),
-        ("scaler = torch.amp.GradScaler()", "amp_may_be_cuda_only", True),  # CUDA by default
+        ("with torch.autocast('cuda'):\n    pass" + _ANY_DEVICE, "amp_may_be_cuda_only", True),
+        ("scaler = torch.amp.GradScaler()" + _ANY_DEVICE, "amp_may_be_cuda_only", True),  # CUDA by default
         ("scaler = torch.amp.GradScaler(device)", "amp_may_be_cuda_only", False),
         ("ctx = torch.cuda.amp.autocast\nwith torch.autocast(device.type):\n    pass", "amp_may_be_cuda_only", True),
         ("t = 'cuda' if c else 'cpu'\nwith torch.autocast(t):\n    pass", "sniffs_device_type", True),

@@ -196,6 +196,64 @@ CASES: Dict[str, Tuple[str, str, bool]] = {
         """,
         True,
     ),
+    # `torch.autocast("cuda")` in a module that names no other device and takes none from anywhere (Lightning's
+    # FSDP precision plugin): CUDA is all it can run on
+    "tl201_cuda_autocast_with_no_device_source": (
+        "TL201",
+        """
+        import torch
+
+
+        class Precision:
+            def forward_context(self):
+                return torch.autocast("cuda", dtype=torch.float16)
+        """,
+        False,
+    ),
+    # the same, where the device comes from the caller
+    "tl201_cuda_autocast_beside_a_device_parameter": (
+        "TL201",
+        """
+        import torch
+
+
+        def train_step(model, batch, device):
+            with torch.autocast("cuda", dtype=torch.float16):
+                loss = model(batch.to(device)).mean()
+            loss.backward()
+        """,
+        True,
+    ),
+    # a version shim: the CUDA-only scaler where the device-taking one is missing (Lightning's precision plugins)
+    "tl201_scaler_in_a_version_shim": (
+        "TL201",
+        """
+        import torch
+
+        TORCH_2_4 = hasattr(torch.amp, "GradScaler")
+
+
+        class MixedPrecision:
+            def __init__(self, device):
+                self.device = device
+                self.scaler = torch.amp.GradScaler(device=device) if TORCH_2_4 else torch.cuda.amp.GradScaler()
+        """,
+        False,
+    ),
+    # the same conditional choosing between the CUDA-only scaler and none: no shim
+    "tl201_scaler_or_none": (
+        "TL201",
+        """
+        import torch
+
+
+        class MixedPrecision:
+            def __init__(self, device, enabled):
+                self.device = device
+                self.scaler = torch.cuda.amp.GradScaler() if enabled else None
+        """,
+        True,
+    ),
     # a helper that returns a tokenizer's ids, passed on as `f(ids=ids)`
     "tl302_helper_returns_token_ids": (
         "TL302",

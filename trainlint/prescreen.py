@@ -22,6 +22,7 @@ import itertools
 import re
 from typing import Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
 
+from trainlint.amp_entry_points import AMP_APIS, COMPAT_ERRORS
 from trainlint.prescreen_values import MODULE, ModuleValues, last_name, root_name, target_names
 from trainlint.registry import ENTRIES_BY_CODE
 from trainlint.step_words import (
@@ -60,9 +61,14 @@ _FLOAT_WORD = re.compile(r"float|double|half|single")
 _INDEX_SINKS = frozenset({"Embedding", "EmbeddingBag", "embedding", "embedding_bag", "cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss"})
 _INDEX_FUNCTIONS = frozenset({"embedding", "embedding_bag", "cross_entropy", "nll_loss"})  # functional: given the indices
 _INDEX_KEYS = frozenset({"input_ids", "labels"})
-# Mirror trainlint.analysis.devices: names through which the device lattice reaches the CPU or MPS without a literal.
+# Mirror trainlint.analysis.devices: names through which the device lattice reaches the CPU or MPS without a literal,
+# the launchers that pick a device, the words of its sources of devices (DEVICE_VARIABLE, DEVICE_OPTION), and the
+# accelerators other than CUDA (OTHER_ACCELERATOR_DEVICE).
 _CPU_OR_MPS_REFERENCES = frozenset({"mps", "_get_accelerator"})
 _LAUNCHERS = frozenset(name.rsplit(".", 1)[-1] for name in LAUNCHER_CLASSES)
+_LAUNCHER_WORDS = _LAUNCHERS | LAUNCHER_NAMES
+_DEVICE_SOURCE_WORDS = ("device", "gpu_type", "accelerator")
+_OTHER_ACCELERATORS = ("xpu", "npu", "hpu", "xla", "mlu", "musa")
 # Modules that take indices when called (`self.emb(x)`, `criterion(out, y)`): which positional argument.
 _INDEX_MODULES = {"Embedding": 0, "EmbeddingBag": 0, "CrossEntropyLoss": 1, "NLLLoss": 1}
 # Where TL302's `_float_source` follows a value: what makes a float tensor (a tensor type, a factory, `from_numpy`:
@@ -1001,29 +1007,54 @@ class Features:
         """Mirror ``DevicesInUse.selects_cpu_or_mps``, wider. The device lattice finds the CPU or MPS only in a
         literal (``"cpu"``, ``"mps:0"``, ``f"cpu:{i}"``, an option's ``"cuda or mps"``, a launcher's
         ``accelerator="gpu"``), a reference to ``torch.mps``/``torch.backends.mps``, ``torch._C._get_accelerator``,
-        or a launcher's ``.device`` (``fabric.device``, or any ``.device`` where an ``Accelerator``/``Fabric`` is
-        built). Asked only of modules that pin for a loader, so it walks the tree again rather than slow the walk."""
-        launcher_built = device_read = False
+        or a launcher's ``.device`` (``fabric.device``, ``Accelerator().device``)."""
+        identifiers, strings = self._device_words
+        if not identifiers.isdisjoint(_CPU_OR_MPS_REFERENCES):
+            return True
+        if "device" in identifiers and not identifiers.isdisjoint(_LAUNCHER_WORDS):
+            return True
+        return any(text.startswith("cpu") or "mps" in text or text == "gpu" for text in strings)
+
+    @functools.cached_property
+    def _may_reach_another_accelerator(self) -> bool:
+        """Mirror ``DevicesInUse.reaches_other_accelerator``, wider: the lattice has a device other than CUDA and
+        the CPU only from what names one (an ``"mps"``/``"xpu"`` literal, ``torch.mps``) or from a source of devices:
+        a variable, parameter, field, keyword or helper spelled like a device (``device``, ``gpu_type``), an option
+        naming a device or an accelerator, ``torch.device(...)``, a launcher. A module with none of these words
+        (Lightning's FSDP precision plugin, ``torch.autocast("cuda")`` and no device anywhere) reaches none."""
+        identifiers, strings = self._device_words
+        if not identifiers.isdisjoint(_CPU_OR_MPS_REFERENCES) or not identifiers.isdisjoint(_LAUNCHERS):
+            return True
+        words = [name.lower() for name in identifiers] + strings
+        if any(source in word for word in words for source in _DEVICE_SOURCE_WORDS):
+            return True
+        return any("mps" in text or text.startswith(_OTHER_ACCELERATORS) for text in strings)
+
+    @functools.cached_property
+    def _device_words(self) -> Tuple[Set[str], List[str]]:
+        """Every identifier of the module (names, attributes, parameters, keywords, definitions, imports) and every
+        string literal, lowered: where the device analysis finds its devices. Walked again on demand, so that the
+        walk stays as fast for the modules that never ask."""
+        identifiers: Set[str] = set()
+        strings: List[str] = []
         for node in ast.walk(self._tree):
             kind = type(node)
             if kind is ast.Constant:
                 value = node.value  # type: ignore[attr-defined]
-                text = (value.decode("latin-1") if isinstance(value, bytes) else value).lower() if isinstance(value, (str, bytes)) else ""
-                if text.startswith("cpu") or "mps" in text or text == "gpu":
-                    return True
-            elif kind is ast.Name or kind is ast.Attribute:
-                if last_name(node) in _CPU_OR_MPS_REFERENCES:
-                    return True
-                if kind is ast.Attribute and node.attr == "device":  # type: ignore[attr-defined]
-                    if last_name(node.value) in LAUNCHER_NAMES:  # type: ignore[attr-defined]
-                        return True
-                    device_read = True
+                if isinstance(value, (str, bytes)):
+                    strings.append((value.decode("latin-1") if isinstance(value, bytes) else value).lower())
+            elif kind is ast.Name:
+                identifiers.add(node.id)  # type: ignore[attr-defined]
+            elif kind is ast.Attribute:
+                identifiers.add(node.attr)  # type: ignore[attr-defined]
             elif kind is ast.alias:
-                if _CPU_OR_MPS_REFERENCES.intersection(node.name.split(".")):  # type: ignore[attr-defined]
-                    return True
-            elif kind is ast.Call:
-                launcher_built = launcher_built or self._aliases.get(last_name(node.func), last_name(node.func)) in _LAUNCHERS  # type: ignore[attr-defined]
-        return launcher_built and device_read
+                identifiers.update(node.name.split("."))  # type: ignore[attr-defined]
+                identifiers.add(node.asname or "")  # type: ignore[attr-defined]
+            elif kind is ast.arg or kind is ast.keyword:
+                identifiers.add(node.arg or "")  # type: ignore[attr-defined]
+            elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+                identifiers.add(node.name)  # type: ignore[attr-defined]
+        return identifiers, strings
 
     @functools.cached_property
     def _kwargs_code_callees(self) -> List[ast.AST]:
@@ -1061,7 +1092,7 @@ class Features:
 
     @functools.cached_property
     def amp_may_be_cuda_only(self) -> bool:
-        return self.calls_amp and self._amp_may_be_cuda_only()
+        return self.calls_amp and self._amp_may_be_cuda_only() and self._may_reach_another_accelerator
 
     @functools.cached_property
     def sniffs_device_type(self) -> bool:
@@ -1179,7 +1210,50 @@ class Features:
             return True
         if any(alias in self._cuda_imports and original in _AMP_APIS for alias, original in self._aliases.items()):
             return True  # `from torch.cuda.amp import autocast as ac`: followed through any name
-        return any(self._amp_call_may_be_cuda_only(call) for api in _AMP_APIS for call in self._amp_calls(api))
+        calls = [call for api in _AMP_APIS for call in self._amp_calls(api)]
+        return any(self._amp_call_may_be_cuda_only(call) and not self._surely_a_compat_fallback(call) for call in calls)
+
+    def _surely_a_compat_fallback(self, call: ast.Call) -> bool:
+        """Mirror TL201's ``_is_compat_fallback``, narrower: a call of one AMP API (``torch.cuda.amp.GradScaler()``)
+        in one branch of an ``if``/conditional expression whose other branch calls the other API
+        (``torch.amp.GradScaler(device=device) if TORCH_2_4 else torch.cuda.amp.GradScaler()``, Lightning's
+        precision plugins), or in a ``try`` that calls it and catches what its absence raises. Only APIs spelled
+        from ``import torch`` count, so that the API is the one the rule resolves."""
+        cuda_only = self._surely_amp_api(call.func)
+        if cuda_only is None:
+            return False
+        child: ast.AST = call
+        ancestor = self._parents.get(id(call))
+        while ancestor is not None:
+            if isinstance(ancestor, (ast.If, ast.IfExp)):
+                body, orelse = ancestor.body, ancestor.orelse
+                in_body = child is body or (isinstance(body, list) and child in body)
+                in_orelse = child is orelse or (isinstance(orelse, list) and child in orelse)
+                other = orelse if in_body else body if in_orelse else None
+                if other is not None and self._calls_amp(other, not cuda_only):
+                    return True
+            elif isinstance(ancestor, ast.Try) and _catches_compat_errors(ancestor) and self._calls_amp(ancestor, not cuda_only):
+                return True
+            child, ancestor = ancestor, self._parents.get(id(ancestor))
+        return False
+
+    def _calls_amp(self, code: "ast.AST | List[ast.stmt]", cuda_only: bool) -> bool:
+        nodes = [n for part in (code if isinstance(code, list) else [code]) for n in ast.walk(part)]
+        return any(isinstance(n, ast.Call) and self._surely_amp_api(n.func) is cuda_only for n in nodes)
+
+    def _surely_amp_api(self, func: ast.AST) -> Optional[bool]:
+        """Whether ``func`` is a CUDA-only AMP API (True) or the device-taking one (False), where its spelling from a
+        single ``import torch`` (or ``import torch as th``) makes that certain; None elsewhere."""
+        root, _, rest = _dotted(func).partition(".")
+        if root not in self._torch_modules or self._bindings.get(root) != 1:
+            return None
+        api = AMP_APIS.get(f"torch.{rest}")
+        return None if api is None else api.cuda_only
+
+    @functools.cached_property
+    def _parents(self) -> Dict[int, ast.AST]:
+        """Each node's parent, by id: built only for a module whose AMP calls the rule may report."""
+        return {id(child): node for node in ast.walk(self._tree) for child in ast.iter_child_nodes(node)}
 
     def _amp_calls(self, api: str) -> List[ast.Call]:
         """Calls of ``autocast``/``GradScaler`` by that name or an import alias, whose arguments the rules bind."""
@@ -1496,6 +1570,12 @@ def _splits_a_name(call: ast.Call) -> bool:
     return (isinstance(call.func, ast.Attribute) and isinstance(call.func.value, named)) or (
         bool(call.args) and isinstance(call.args[0], named)
     )
+
+
+def _catches_compat_errors(statement: ast.Try) -> bool:
+    """Mirror TL201's: an ``except`` naming what a missing API raises (``AttributeError``, ``ImportError``...)."""
+    kinds = [k for h in statement.handlers if h.type is not None for k in (h.type.elts if isinstance(h.type, ast.Tuple) else [h.type])]
+    return not COMPAT_ERRORS.isdisjoint(_dotted(kind) for kind in kinds)
 
 
 def _dotted(node: ast.AST) -> str:

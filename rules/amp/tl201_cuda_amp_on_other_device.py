@@ -22,12 +22,11 @@ from trainlint.analysis.values import string_value
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Import, Option, Rule
 from trainlint.rules.amp import torch_apis
-from trainlint.rules.amp.amp_apis import AMP_APIS, AmpApi, Arguments, bind_arguments
+from trainlint.amp_entry_points import AMP_APIS, COMPAT_ERRORS, AmpApi
+from trainlint.rules.amp.amp_apis import Arguments, bind_arguments
 from trainlint.target_torch import ASSUMED_TORCH, TARGET_TORCH_OPTION, parse_torch_version
 
 
-# Errors a compatibility shim catches when the newer torch.amp API is missing.
-COMPAT_ERRORS = frozenset({"AttributeError", "TypeError", "ImportError", "ModuleNotFoundError", "NameError"})
 # Where a name is bound: the field of its parent that holds it (the name in `def autocast`, `for autocast in`).
 _BINDING_FIELDS = {
     cst.FunctionDef: "name",

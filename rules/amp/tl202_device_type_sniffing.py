@@ -23,7 +23,8 @@ from trainlint.analysis.values import string_value
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Import, Rule
 from trainlint.rules.amp import torch_apis
-from trainlint.rules.amp.amp_apis import AMP_APIS, bind_arguments
+from trainlint.amp_entry_points import AMP_APIS
+from trainlint.rules.amp.amp_apis import bind_arguments
 from trainlint.target_torch import ASSUMED_TORCH, TARGET_TORCH_OPTION, parse_torch_version
 
 MESSAGE = 'This device-type test maps MPS (and every other non-CUDA device) to "cpu", so autocast never runs on MPS'
