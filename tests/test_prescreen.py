@@ -284,6 +284,8 @@ def test_batch_kwargs_calls(code: str, model_kwargs: bool, kwargs: bool) -> None
         ("DataLoader(ds, pin_memory=True)\nx = x.to(model.device)", "pins", False),
         ("import torch\nx = torch.empty(n, pin_memory=True)", "pins", True),
         ("from torch import empty\nx = empty(n, pin_memory=True)", "pins", True),
+        # a class of the module whose own `__init__` takes `pin_memory` and forwards no `**kwargs`: neither kind
+        ("class Data:\n    def __init__(self, ds, pin_memory=False):\n        pass\nData(ds, pin_memory=True)" + _CPU, "pins", False),
         ("with torch.cuda.amp.autocast():\n    pass" + _ANY_DEVICE, "amp_may_be_cuda_only", True),
         ("with torch.cuda.amp.autocast(enabled=False):\n    pass", "amp_may_be_cuda_only", False),
         # CUDA-only AMP is reported only where the module may reach another accelerator: it names one, or has a

@@ -1000,7 +1000,9 @@ class Features:
             return False
         if self._is_torch_function(func):
             return True
-        return isinstance(func, ast.Name) and (self.values.is_imported(func.id) or func.id not in self._names)
+        if not isinstance(func, ast.Name):
+            return False
+        return self.values.is_imported(func.id) or (func.id not in self._names and func.id not in self._class_names)
 
     @functools.cached_property
     def _may_select_cpu_or_mps(self) -> bool:
