@@ -254,6 +254,41 @@ CASES: Dict[str, Tuple[str, str, bool]] = {
         """,
         True,
     ),
+    # targets unpacked from a hook's batch (Lightning's `x, y = batch`): a parameter of a hook the module never calls
+    "tl302_targets_unpacked_from_a_hook_batch": (
+        "TL302",
+        """
+        import torch
+        import torch.nn.functional as F
+
+
+        class Classifier:
+            def __init__(self):
+                self.example_input_array = torch.rand(2, 1, 28, 28)
+
+            def training_step(self, batch, batch_idx):
+                x, y = batch
+                return F.cross_entropy(self.forward(x), y)
+        """,
+        False,
+    ),
+    # the same unpacking, where the module itself passes the batch, its labels made as floats
+    "tl302_targets_unpacked_from_a_float_batch": (
+        "TL302",
+        """
+        import torch
+        import torch.nn.functional as F
+
+
+        def step(model, batch):
+            x, y = batch
+            return F.cross_entropy(model(x), y)
+
+
+        step(model, (torch.rand(8, 4), torch.FloatTensor([0, 1, 2, 1, 0, 1, 2, 0])))
+        """,
+        True,
+    ),
     # a helper that returns a tokenizer's ids, passed on as `f(ids=ids)`
     "tl302_helper_returns_token_ids": (
         "TL302",

@@ -226,6 +226,9 @@ class Features:
         # every name bound in the module, how often (a cast may be shadowed; a name is followed only if all agree)
         self._bindings: Dict[str, int] = {}
         self._plain_values: Dict[str, List[ast.AST]] = {}  # `name = value` (one name per target): the values
+        # `a, b = value` (`*rest` too): each name unpacked, and the whole value. TL302 follows the name's element of
+        # it (`x, y = batch`: `batch` at `[1]`); the float question asks the whole value, which is wider
+        self._unpacked_values: Dict[str, List[ast.AST]] = {}
         self._aliases: Dict[str, str] = {}  # `import x as y`, `from m import x as y`: y -> x
         self._cuda_imports: Set[str] = set()  # names bound by an import from or of something named `cuda` ("*" for a star)
         self._called_funcs: Set[int] = set()  # ids of the callees of calls
@@ -549,6 +552,9 @@ class Features:
             if isinstance(target, ast.Subscript):
                 self._pin_key(target.slice, value)
         for target in targets:
+            if isinstance(target, (ast.Tuple, ast.List)):
+                for name in target_names(target):
+                    self._unpacked_values.setdefault(name, []).append(value)
             if isinstance(target, ast.Name):
                 self._plain_values.setdefault(target.id, []).append(value)
                 if isinstance(value, (ast.List, ast.ListComp)) or (
@@ -707,7 +713,8 @@ class Features:
                     self._following.discard(key)
                 dead_ends = parameters + counters
                 dead_ends += self._augmented.get(value.id, 0) + self._comprehension_targets.get(value.id, 0)
-                return not self._all_bindings("float", value.id, lambda v: not self._may_be_float(v), dead_ends)
+                unpacked = self._unpacked_values.get(value.id, [])
+                return not self._all_bindings("float", value.id, lambda v: not self._may_be_float(v), dead_ends, unpacked)
             elif isinstance(value, ast.Call):
                 func = value.func
                 name = self._aliases.get(func.id, func.id) if isinstance(func, ast.Name) else last_name(func)
@@ -864,15 +871,17 @@ class Features:
         finally:
             self._following.discard(following)
 
-    def _all_bindings(self, question: str, name: str, holds, dead_ends: int = 0) -> bool:
+    def _all_bindings(self, question: str, name: str, holds, dead_ends: int = 0, unpacked: Sequence[ast.AST] = ()) -> bool:
         """Every binding of ``name`` in the module is ``name = value`` with ``holds(value)``, or one of ``dead_ends``
-        bindings that give the rule nothing to follow. A name met again while its own bindings are read for the same
-        ``question`` (``ids = ids.to(device)``) holds: a cycle brings no value of its own, and the bindings outside it
-        are checked. (Only for the same question: the float question asks the NumPy one of the same name.)"""
+        bindings that give the rule nothing to follow, or (for a question that may ask a whole value for one of its
+        elements) one of ``unpacked``, a value the name is unpacked from. A name met again while its own bindings
+        are read for the same ``question`` (``ids = ids.to(device)``) holds: a cycle brings no value of its own, and
+        the bindings outside it are checked. (Only for the same question: the float question asks the NumPy one of
+        the same name.)"""
         key = (question, name)
         if key in self._following:
             return True
-        values = self._plain_values.get(name, [])
+        values = [*self._plain_values.get(name, []), *unpacked]
         if not (values or dead_ends) or len(values) + dead_ends != self._bindings.get(name):
             return False
         self._following.add(key)
