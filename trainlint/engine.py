@@ -137,12 +137,31 @@ def plan_parse(text: str, path: str, codes: FrozenSet[str], *, screen: bool = Tr
     whole process (LibCST 1.9: ~1500 nested brackets, or a sum of ~10000 terms).
     """
     triggered = triggered_codes(text, codes)
+    if not triggered and _compiles(text, path):
+        return ParsePlan(None, None, False, ())
     tree, python_error, beyond_limits = python_tree(text, path)
     if tree is not None and triggered and screen:
         from trainlint.prescreen import screened_codes
 
         triggered = screened_codes(tree, triggered, path)
     return ParsePlan(tree, python_error, beyond_limits, triggered)
+
+
+def _compiles(text: str, path: str) -> bool:
+    """Whether CPython's parser and symbol-table pass accept ``text``: the verdict of a text no rule triggers on,
+    without the Python tree (over pytorch-lightning's 646 files, 0.64 s against 1.02 s for the tree). Every failure
+    (the symbol table's own errors, such as ``nonlocal`` at module level, included) is left to :func:`python_tree`,
+    whose verdict is the one reported, so that a file's verdict does not depend on which rules it triggers. Not on
+    3.10, where the tree is needed to refuse code nested too deeply for LibCST."""
+    if _BEFORE_3_11:
+        return False
+    import symtable
+
+    try:
+        symtable.symtable(text, path, "exec")
+    except Exception:  # noqa: BLE001 - SyntaxError, RecursionError, MemoryError, ValueError: python_tree words them
+        return False
+    return True
 
 
 def _check(cancelled: Optional[Callable[[], bool]]) -> None:
