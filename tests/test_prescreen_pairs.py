@@ -264,7 +264,7 @@ CASES: Dict[str, Tuple[str, str, bool]] = {
 
         class Classifier:
             def __init__(self):
-                self.example_input_array = torch.rand(2, 1, 28, 28)
+                self.example_input_array = torch.zeros(2, 1, 28, 28)
 
             def training_step(self, batch, batch_idx):
                 x, y = batch
@@ -286,6 +286,55 @@ CASES: Dict[str, Tuple[str, str, bool]] = {
 
 
         step(model, (torch.rand(8, 4), torch.FloatTensor([0, 1, 2, 1, 0, 1, 2, 0])))
+        """,
+        True,
+    ),
+    # a name bound in the function that reads it, by assignment only: another function's parameter of that name,
+    # passed a float tensor, is not what it holds (diffusers' amused trainer: `input_ids` of `encode_prompt`)
+    "tl302_local_name_beside_a_float_parameter_elsewhere": (
+        "TL302",
+        """
+        import torch
+        import torch.nn as nn
+
+        emb = nn.Embedding(10, 4)
+
+
+        def encode(input_ids):
+            return input_ids * 2
+
+
+        def main(batch):
+            input_ids = torch.where(batch > 0, 0, batch.long())
+            input_ids = input_ids.reshape(2, -1)
+            return emb(input_ids)
+
+
+        encode(torch.zeros(3))
+        """,
+        False,
+    ),
+    # the same, where the function's own assignment makes the float
+    "tl302_local_name_made_float": (
+        "TL302",
+        """
+        import torch
+        import torch.nn as nn
+
+        emb = nn.Embedding(10, 4)
+
+
+        def encode(input_ids):
+            return input_ids * 2
+
+
+        def main(batch):
+            input_ids = torch.where(batch > 0, 0, batch.long())
+            input_ids = input_ids.float().reshape(2, -1)
+            return emb(input_ids)
+
+
+        encode(torch.zeros(3))
         """,
         True,
     ),

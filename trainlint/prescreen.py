@@ -192,6 +192,7 @@ class Features:
         self._code_bindings: Dict[str, int] = {}  # bindings by an import, an undecorated def or a class
         self._first_module_code: Dict[str, int] = {}  # name -> line of the first module-level import/def/class binding it
         self._names: List[str] = []  # function id -> its name
+        self._function_nodes: List[ast.AST] = []  # function id -> its def
         self._callees: List[Set[str]] = []  # function id -> last names it calls (nested functions' calls included)
         self._training_functions: Set[str] = set()  # names of functions with a training call of their own
         self._backward_functions: Set[str] = set()  # ... with a backward of their own
@@ -226,9 +227,6 @@ class Features:
         # every name bound in the module, how often (a cast may be shadowed; a name is followed only if all agree)
         self._bindings: Dict[str, int] = {}
         self._plain_values: Dict[str, List[ast.AST]] = {}  # `name = value` (one name per target): the values
-        # `a, b = value` (`*rest` too): each name unpacked, and the whole value. TL302 follows the name's element of
-        # it (`x, y = batch`: `batch` at `[1]`); the float question asks the whole value, which is wider
-        self._unpacked_values: Dict[str, List[ast.AST]] = {}
         self._aliases: Dict[str, str] = {}  # `import x as y`, `from m import x as y`: y -> x
         self._cuda_imports: Set[str] = set()  # names bound by an import from or of something named `cuda` ("*" for a star)
         self._called_funcs: Set[int] = set()  # ids of the callees of calls
@@ -315,6 +313,7 @@ class Features:
                 self.may_know_batch_keys = self.may_know_batch_keys or name == "__getitem__"
                 index = len(self._names)
                 self._names.append(name)
+                self._function_nodes.append(node)
                 self._callees.append(set())
                 self._function_classes.append(self._method_class.get(id(node)))
                 self._bind(name)
@@ -552,9 +551,6 @@ class Features:
             if isinstance(target, ast.Subscript):
                 self._pin_key(target.slice, value)
         for target in targets:
-            if isinstance(target, (ast.Tuple, ast.List)):
-                for name in target_names(target):
-                    self._unpacked_values.setdefault(name, []).append(value)
             if isinstance(target, ast.Name):
                 self._plain_values.setdefault(target.id, []).append(value)
                 if isinstance(value, (ast.List, ast.ListComp)) or (
@@ -702,6 +698,9 @@ class Features:
                 counted = self._comprehension_reads.get(id(value))
                 if counted is not None:  # a comprehension's own target: an integer if it counts, else whatever it iterates
                     return self._redefines_range_or_enumerate or not counted
+                local = self._local_bindings_may_be_float(value)
+                if local is not None:
+                    return local
                 key = ("float", value.id)
                 if key in self._following:
                     return False  # met again while its bindings are read (`f(ids=ids)`): those bindings decide
@@ -713,8 +712,8 @@ class Features:
                     self._following.discard(key)
                 dead_ends = parameters + counters
                 dead_ends += self._augmented.get(value.id, 0) + self._comprehension_targets.get(value.id, 0)
-                unpacked = self._unpacked_values.get(value.id, [])
-                return not self._all_bindings("float", value.id, lambda v: not self._may_be_float(v), dead_ends, unpacked)
+                dead_ends += self._code_bindings.get(value.id, 0)  # an import, def or class: the rule's binding has no value
+                return not self._all_bindings("float", value.id, lambda v: not self._may_be_float(v), dead_ends)
             elif isinstance(value, ast.Call):
                 func = value.func
                 name = self._aliases.get(func.id, func.id) if isinstance(func, ast.Name) else last_name(func)
@@ -757,22 +756,54 @@ class Features:
         self._following.add(following)
         try:
             return any(
-                self._may_be_float_in(value, function)
-                for function in self.values.functions_named(name)
-                for value in self.values.returned(function)
+                self._may_be_float(value) for function in self.values.functions_named(name) for value in self.values.returned(function)
             )
         finally:
             self._following.discard(following)
 
-    def _may_be_float_in(self, value: ast.AST, function: int) -> bool:
-        """:meth:`_may_be_float` of a value read in ``function``: a name (or a tuple's names) the function binds only
-        by assignment is followed to those assignments alone, as the rule's reaching binding is one of them
-        (``_get_softmax_dim``'s ``ret = 0`` / ``ret = 1``, whatever else the module calls ``ret``). What they
-        assign is asked module-wide, where names met again are cut: ``ret, other = other, ret`` ends."""
-        if isinstance(value, (ast.Tuple, ast.List)):
-            return any(self._may_be_float_in(element, function) for element in value.elts)
-        local = self.values.assigned_only(function, value.id) if isinstance(value, ast.Name) else None
-        return any(map(self._may_be_float, [value] if local is None else local))
+    def _local_bindings_may_be_float(self, name: ast.Name) -> Optional[bool]:
+        """Mirror TL302's reaching binding by scope, wider: a name the function (or the module) reading it binds
+        itself, by assignment (``x, y = batch`` too: the whole value, wider than the rule's element of it) or as a
+        parameter, may be float only where one of those values may be, or a call of the function here may pass one
+        (a hook the module never calls, ``training_step(self, batch)``, is passed nothing). A with/except name holds
+        nothing the rule follows. None where the scope leaves the name open (a loop, comprehension or ``*args``
+        target, a name declared ``global``/``nonlocal``, one bound only by a scope around): the module-wide
+        following decides. A name met again while its scope's bindings are read adds nothing."""
+        scope = self._scopes.get(id(name), MODULE)
+        following = ("local float", scope, name.id)
+        if following in self._following:
+            return False
+        values = self.values.scoped_values(scope, name.id)
+        if values is None:
+            return None
+        if self.values.is_parameter(scope, name.id):
+            if self._names[scope] in ("__init__", "__call__"):  # a class's: it may run under any name
+                return None
+            if self._names[scope] in self._called:
+                values = values + [value for value, _ in self.values.passed((scope, name.id))]
+        self._following.add(following)
+        try:
+            return any(map(self._may_be_float, values))
+        finally:
+            self._following.discard(following)
+
+    @functools.cached_property
+    def _scopes(self) -> Dict[int, int]:
+        """The scope of each name read in a function (its function id; the module's are left out): walked again
+        on demand, for TL302's question alone. A def's decorators, defaults and annotations are read around it."""
+        scopes: Dict[int, int] = {}
+        for function, definition in enumerate(self._function_nodes):
+            pending: List[ast.AST] = list(definition.body)  # type: ignore[attr-defined]
+            while pending:
+                node = pending.pop()
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    pending.extend(node.decorator_list)
+                    pending.extend(d for d in (*node.args.defaults, *node.args.kw_defaults) if d is not None)
+                    continue
+                if type(node) is ast.Name:
+                    scopes[id(node)] = function
+                pending.extend(ast.iter_child_nodes(node))
+        return scopes
 
     def _element_may_be_float(self, comprehension: ast.AST) -> bool:
         """Mirror TL302's ``_comprehension_element_source``: ``(t.to(device) for t in batch)`` gives ``batch``'s
@@ -871,17 +902,15 @@ class Features:
         finally:
             self._following.discard(following)
 
-    def _all_bindings(self, question: str, name: str, holds, dead_ends: int = 0, unpacked: Sequence[ast.AST] = ()) -> bool:
+    def _all_bindings(self, question: str, name: str, holds, dead_ends: int = 0) -> bool:
         """Every binding of ``name`` in the module is ``name = value`` with ``holds(value)``, or one of ``dead_ends``
-        bindings that give the rule nothing to follow, or (for a question that may ask a whole value for one of its
-        elements) one of ``unpacked``, a value the name is unpacked from. A name met again while its own bindings
-        are read for the same ``question`` (``ids = ids.to(device)``) holds: a cycle brings no value of its own, and
-        the bindings outside it are checked. (Only for the same question: the float question asks the NumPy one of
-        the same name.)"""
+        bindings that give the rule nothing to follow. A name met again while its own bindings are read for the same
+        ``question`` (``ids = ids.to(device)``) holds: a cycle brings no value of its own, and the bindings outside it
+        are checked. (Only for the same question: the float question asks the NumPy one of the same name.)"""
         key = (question, name)
         if key in self._following:
             return True
-        values = [*self._plain_values.get(name, []), *unpacked]
+        values = self._plain_values.get(name, [])
         if not (values or dead_ends) or len(values) + dead_ends != self._bindings.get(name):
             return False
         self._following.add(key)

@@ -219,15 +219,19 @@ class ModuleValues:
         """The ids of the defs named ``name``, in any scope."""
         return self._functions.get(name, [])
 
-    def assigned_only(self, scope: int, name: str) -> Optional[List[ast.AST]]:
-        """What ``name = v`` assigns in ``scope``, where nothing else there binds it to a value a chain can follow:
-        no parameter, loop or comprehension target, ``*args`` or capture, nor ``global``/``nonlocal``
-        (an import, a ``with``/``except`` name, a def or class hold nothing TL302 follows). None where something
-        does, or where ``scope`` assigns it nothing (a name of the scopes around)."""
+    def scoped_values(self, scope: int, name: str) -> Optional[List[ast.AST]]:
+        """What ``name = v`` assigns in ``scope``, where ``scope`` binds the name itself and nothing there binds it to
+        a value a chain follows other than by assignment or as a parameter (:meth:`is_parameter`): no loop or
+        comprehension target, ``*args``, match capture or lambda parameter, nor ``global``/``nonlocal``. An import,
+        a ``with``/``except`` name, a def or class hold nothing TL302 follows. None where any of these is so, or where
+        ``scope`` does not bind the name (it is a scope around's)."""
         key = (scope, name)
-        if name in self._shared or key in self._parameters or key in self._iterated or key in self._opaque:
+        if name in self._shared or key not in self._bound or key in self._iterated or key in self._opaque:
             return None
-        return self.assigned_in(scope, name) or None
+        return self.assigned_in(scope, name)
+
+    def is_parameter(self, scope: int, name: str) -> bool:
+        return (scope, name) in self._parameters
 
     def returned(self, function: int) -> List[ast.AST]:
         """What ``function`` returns or yields (a bare ``return`` gives nothing)."""
