@@ -143,14 +143,18 @@ RULES: Tuple[RuleEntry, ...] = (
     ),
     RuleEntry(
         "TL104", "pin-memory-without-cuda", "loaders.tl104_pin_memory_without_cuda", "PinMemoryWithoutCuda", ("pin_memory",),
-        # as code: `.pin_memory()`, a "pin_memory" key, or `pin_memory=` given to what the rule reads: a DataLoader,
-        # `torch.<factory>`, `partial`, a function or class here that may forward `**kwargs` (not `wds.WebLoader`)
+        # as code: a tensor pinned (`.pin_memory()`, `torch.<factory>(..., pin_memory=True)`), or a loader's pinning
+        # (a "pin_memory" key, or `pin_memory=` given to a DataLoader, `partial`, a function or class here that may
+        # forward `**kwargs`; not `wds.WebLoader`) in a module that may select the CPU or MPS (a "cpu"/"mps" literal,
+        # `torch.backends.mps`, a launcher's `.device`), where the rule reports that kind
         lambda module: module.pins,
     ),
     RuleEntry(
         "TL201", "cuda-amp-on-other-device", "amp.tl201_cuda_amp_on_other_device", "CudaAmpOnOtherDevice", ("autocast", "GradScaler"),
-        # as code: `torch.cuda.amp.autocast(...)`/`GradScaler(...)` (not `enabled=False`), `autocast("cuda")`,
-        # `torch.amp.GradScaler()` (CUDA by default), or a `torch.cuda.amp` API held by a name
+        # as code: `torch.cuda.amp.autocast(...)`/`GradScaler(...)` (not `enabled=False`, nor one branch of a version
+        # shim offering the other API), `autocast("cuda")`, `torch.amp.GradScaler()` (CUDA by default), or a
+        # `torch.cuda.amp` API held by a name; in a module that may reach another accelerator (names MPS or an XPU,
+        # or has a source of devices: a device variable, parameter, option, keyword or helper, a launcher)
         lambda module: module.amp_may_be_cuda_only,
     ),
     # A device type decided by a string test: both literals occur in `"cuda" if ... else "cpu"`;
@@ -180,7 +184,8 @@ RULES: Tuple[RuleEntry, ...] = (
         # the same two, as code: a float tensor made, and a call or key that takes indices whose value the rule
         # may follow to a float tensor (through names, subscripts, dtype-keeping calls; not an attribute such as
         # `text_inputs.input_ids`, nor a call that makes none, nor a parameter of a function the module never calls
-        # by name, such as `forward`'s; nor a call of a function here whose returns make none); a list indexed where an
+        # by name, such as `forward`'s; nor a call of a function here whose returns make none; a name bound by the
+        # scope reading it is followed to that scope's assignments and parameters); a list indexed where an
         # index use is; an embedding of `forward`'s input
         # where an instance of a class here is called with something that may be float
         lambda module: module.creates_float and module.may_index_with_float,
