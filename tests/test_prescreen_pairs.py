@@ -224,6 +224,36 @@ CASES: Dict[str, Tuple[str, str, bool]] = {
         """,
         True,
     ),
+    # a module that loads only where CUDA is (TensorRT imported): a device from the caller is a CUDA device
+    "tl201_cuda_autocast_in_a_tensorrt_module": (
+        "TL201",
+        """
+        import tensorrt as trt
+        import torch
+
+
+        def run(model, x, device):
+            with torch.autocast("cuda"):
+                return model(x.to(device))
+        """,
+        False,
+    ),
+    # the same module naming MPS: the rule reports whatever pins the rest
+    "tl201_cuda_autocast_in_a_tensorrt_module_naming_mps": (
+        "TL201",
+        """
+        import tensorrt as trt
+        import torch
+
+        ON_MAC = torch.backends.mps.is_available()
+
+
+        def run(model, x, device):
+            with torch.autocast("cuda"):
+                return model(x.to(device))
+        """,
+        True,
+    ),
     # a version shim: the CUDA-only scaler where the device-taking one is missing (Lightning's precision plugins)
     "tl201_scaler_in_a_version_shim": (
         "TL201",

@@ -38,6 +38,7 @@ from trainlint.step_words import (
     HELD_OUT_SPLIT,
     INTEGER_DTYPES,
     INTEGER_METHODS,
+    CUDA_ONLY_LIBRARIES,
     ITERATION_WRAPPERS,
     LAUNCHER_CLASSES,
     LAUNCHER_NAMES,
@@ -1060,15 +1061,34 @@ class Features:
         """Mirror ``DevicesInUse.reaches_other_accelerator``, wider: the lattice has a device other than CUDA and
         the CPU only from what names one (an ``"mps"``/``"xpu"`` literal, ``torch.mps``) or from a source of devices:
         a variable, parameter, field, keyword or helper spelled like a device (``device``, ``gpu_type``), an option
-        naming a device or an accelerator, ``torch.device(...)``, a launcher. A module with none of these words
-        (Lightning's FSDP precision plugin, ``torch.autocast("cuda")`` and no device anywhere) reaches none."""
+        naming a device or an accelerator, ``torch.device(...)``, a launcher; the sources count only where nothing
+        surely pins the module to CUDA. A module with none of these words (Lightning's FSDP precision plugin,
+        ``torch.autocast("cuda")`` and no device anywhere) reaches none, nor does one that imports TensorRT."""
         identifiers, strings = self._device_words
-        if not identifiers.isdisjoint(_CPU_OR_MPS_REFERENCES) or not identifiers.isdisjoint(_LAUNCHERS):
+        if "mps" in identifiers or any("mps" in text or text.startswith(_OTHER_ACCELERATORS) or text == "gpu" for text in strings):
+            return True  # MPS or another accelerator named (`"gpu"`: a launcher's choice of CUDA or MPS)
+        if self._surely_pinned_to_cuda:
+            return False
+        if not identifiers.isdisjoint(_LAUNCHERS) or "_get_accelerator" in identifiers:
             return True
         words = [name.lower() for name in identifiers] + strings
-        if any(source in word for word in words for source in _DEVICE_SOURCE_WORDS):
-            return True
-        return any("mps" in text or text.startswith(_OTHER_ACCELERATORS) for text in strings)
+        return any(source in word for word in words for source in _DEVICE_SOURCE_WORDS)
+
+    @functools.cached_property
+    def _surely_pinned_to_cuda(self) -> bool:
+        """Mirror ``DevicesInUse.pinned_to_cuda``, narrower: a module-level import of a library that loads only where
+        CUDA is (``import tensorrt as trt``, ``from cuda import cudart``). The rule reads a device from a caller or a
+        launcher as another accelerator only where nothing pins the module to CUDA; one it names, never so."""
+        for statement in getattr(self._tree, "body", []):
+            if isinstance(statement, ast.Import):
+                modules = [alias.name for alias in statement.names]
+            elif isinstance(statement, ast.ImportFrom) and statement.module and not statement.level:
+                modules = [statement.module]
+            else:
+                continue
+            if any(module.split(".")[0] in CUDA_ONLY_LIBRARIES for module in modules):
+                return True
+        return False
 
     @functools.cached_property
     def _device_words(self) -> Tuple[Set[str], List[str]]:

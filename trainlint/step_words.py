@@ -100,6 +100,9 @@ CUDA_DEVICE = re.compile(r"^cuda(:\d+)?$")
 # A name that may hold a device, read as `.to(<name>)`'s device by the loader placement (`to_device`) and the pre-screen.
 DEVICE_NAME = re.compile(r"device|(^|_)(dev|gpu|cuda|accelerator)(_|$)", re.IGNORECASE)
 
+# Libraries that load only where CUDA is: TensorRT, cuda-python, PyCUDA, CuPy, NVIDIA Apex.
+# (+ NVIDIA Transformer Engine and Microsoft's MS-AMP, FP8 kernels for Hopper/Ada GPUs: accelerate's benchmarks/fp8)
+CUDA_ONLY_LIBRARIES = frozenset({"tensorrt", "torch_tensorrt", "cuda", "pycuda", "cupy", "apex", "transformer_engine", "msamp"})
 # Launchers whose `.device` is their pick of accelerator, or the CPU (trainlint.analysis.devices, and the pre-screen).
 LAUNCHER_CLASSES = frozenset({"accelerate.Accelerator", "lightning.Fabric", "lightning.fabric.Fabric", "lightning_fabric.Fabric"})
 # Untyped owners whose `.device` is a launcher's choice: `accelerator.device` in a function given the accelerator.

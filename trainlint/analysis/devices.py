@@ -45,7 +45,7 @@ from trainlint.analysis.names import (
     ANNOTATED, ASSIGN, CLASS, DEF, DELETE, FOR, IMPORT, PARAMETER, VAR_KEYWORD, WALRUS, WITH, Binding, Names,
 )
 from trainlint.analysis.values import Values as LiteralValues, string_value
-from trainlint.step_words import CUDA_DEVICE, LAUNCHER_CLASSES, LAUNCHER_NAMES
+from trainlint.step_words import CUDA_DEVICE, CUDA_ONLY_LIBRARIES, LAUNCHER_CLASSES, LAUNCHER_NAMES
 
 if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
@@ -73,9 +73,6 @@ TORCH_DEVICE_MAKERS = frozenset({"torch.device", "torch.accelerator.current_acce
 CUDA_CHECK_CALLS = frozenset({"torch.cuda.is_available", "torch.cuda.device_count", "torch.cuda.is_bf16_supported"})
 EXIT_CALLS = frozenset({"sys.exit", "exit", "quit", "pytest.skip", "pytest.exit", "self.skipTest"})
 SKIP_DECORATORS = {"skipif": False, "skipIf": False, "skipUnless": True}  # runs when its condition is ...
-# Libraries that load only where CUDA is: TensorRT, cuda-python, PyCUDA, CuPy, NVIDIA Apex.
-# (+ NVIDIA Transformer Engine and Microsoft's MS-AMP, FP8 kernels for Hopper/Ada GPUs: accelerate's benchmarks/fp8)
-CUDA_ONLY_LIBRARIES = frozenset({"tensorrt", "torch_tensorrt", "cuda", "pycuda", "cupy", "apex", "transformer_engine", "msamp"})
 # Calls that raise where there is no CUDA (a CPU-only build or an MPS machine): code running them cannot run there.
 _CUDA_RUNTIME = "synchronize current_device current_stream get_device_name get_device_properties get_device_capability"
 CUDA_RUNTIME_CALLS = frozenset(f"torch.cuda.{name}" for name in _CUDA_RUNTIME.split() + ["Stream", "Event"])
