@@ -82,6 +82,7 @@ class ModuleValues:
         self._opaque: Set[_Key] = set()  # `*args`, `self`, lambda parameters, match captures: filled from elsewhere
         self._parameters: Dict[_Key, Optional[int]] = {}  # a def's parameter -> its position (None: keyword-only)
         self._parameters_by_name: Dict[str, List[_Key]] = {}
+        self._receivers: Set[_Key] = set()  # a method's first parameter (`self`, or a static method's first)
         self._calls: Dict[str, List[Tuple[ast.Call, int]]] = {}  # calls by the callee's last name, with their scope
         self._fills: Dict[str, List[_Valued]] = {}  # `name[k] = v`, `name.append(v)`: what is put into a name
         self._shared: Set[str] = set()  # names some function declares `global` or `nonlocal`
@@ -157,9 +158,11 @@ class ModuleValues:
         for argument, default in [*defaulted, *zip(arguments.kwonlyargs, arguments.kw_defaults)]:
             if default is not None:
                 self._defaults.setdefault((function, argument.arg), []).append((default, self.parents[function]))
-        for argument in (arguments.vararg, arguments.kwarg, *positional[: 1 if self._methods[function] else 0]):
+        for argument in (arguments.vararg, arguments.kwarg):
             if argument is not None:
                 self.record_opaque(argument.arg, function)
+        if self._methods[function] and positional:  # opaque to the other questions; TL302's follows it as a parameter
+            self._receivers.add((function, positional[0].arg))
 
     def record_call(self, call: ast.Call, scope: int) -> None:
         self._calls.setdefault(last_name(call.func), []).append((call, scope))
@@ -221,7 +224,8 @@ class ModuleValues:
 
     def scoped_values(self, scope: int, name: str) -> Optional[List[ast.AST]]:
         """What ``name = v`` assigns in ``scope``, where ``scope`` binds the name itself and nothing there binds it to
-        a value a chain follows other than by assignment or as a parameter (:meth:`is_parameter`): no loop or
+        a value a chain follows other than by assignment or as a parameter (:meth:`is_parameter`; a method's first
+        too, which a bound call fills from its receiver and TL302's ``argument_for`` leaves unfollowed): no loop or
         comprehension target, ``*args``, match capture or lambda parameter, nor ``global``/``nonlocal``. An import,
         a ``with``/``except`` name, a def or class hold nothing TL302 follows. None where any of these is so, or where
         ``scope`` does not bind the name (it is a scope around's)."""
@@ -316,7 +320,7 @@ class ModuleValues:
         return [(scope, name)]
 
     def _binding_carries(self, key: _Key) -> bool:
-        if key in self._opaque:
+        if key in self._opaque or key in self._receivers:
             return True
         return self._memo("name", key, lambda: self._bound_values_carry(key))
 
