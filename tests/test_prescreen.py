@@ -284,6 +284,9 @@ def test_batch_kwargs_calls(code: str, model_kwargs: bool, kwargs: bool) -> None
         ("DataLoader(ds, pin_memory=True)\nx = x.to(model.device)", "pins", False),
         ("import torch\nx = torch.empty(n, pin_memory=True)", "pins", True),
         ("from torch import empty\nx = empty(n, pin_memory=True)", "pins", True),
+        # a mock's `call(..., pin_memory=True)`: an import's name that is not torch's
+        ("from unittest.mock import call\nexpected = call(ds, pin_memory=True)", "pins", False),
+        ("from torch import empty as e\nx = e(n, pin_memory=True)", "pins", True),
         # a class of the module whose own `__init__` takes `pin_memory` and forwards no `**kwargs`: neither kind
         ("class Data:\n    def __init__(self, ds, pin_memory=False):\n        pass\nData(ds, pin_memory=True)" + _CPU, "pins", False),
         ("with torch.cuda.amp.autocast():\n    pass" + _ANY_DEVICE, "amp_may_be_cuda_only", True),

@@ -302,6 +302,30 @@ CASES: Dict[str, Tuple[str, str, bool]] = {
         """,
         False,
     ),
+    # a hook called only through `*args`/`**kwargs` (a subclass's `super().training_step(*args, **kwargs)`): the rule's
+    # argument binding tells nothing there
+    "tl302_hook_called_through_star_arguments": (
+        "TL302",
+        """
+        import torch
+        import torch.nn.functional as F
+
+
+        class Classifier:
+            def __init__(self):
+                self.example_input_array = torch.zeros(2, 1, 28, 28)
+
+            def training_step(self, batch, batch_idx):
+                x, y = batch
+                return F.cross_entropy(self.forward(x), y)
+
+
+        class Logged(Classifier):
+            def training_step(self, *args, **kwargs):
+                return super().training_step(*args, **kwargs)
+        """,
+        False,
+    ),
     # the same unpacking, where the module itself passes the batch, its labels made as floats
     "tl302_targets_unpacked_from_a_float_batch": (
         "TL302",

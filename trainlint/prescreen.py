@@ -162,6 +162,7 @@ class Features:
         # `f(pin_memory=v)` (False) and `f(a1, ..., a8)` (True): the callee, the value, whether by position
         self._pin_arguments: List[Tuple[ast.AST, ast.AST, bool]] = []
         self._torch_modules: Set[str] = set()  # names `import torch` binds (`torch`, `th`)
+        self._from_torch: Set[str] = set()  # names `from torch import ...` binds (`empty`, `e` for `empty as e`)
         self._forwarding_functions: Set[str] = set()  # defs with a `**` parameter; classes whose `__init__` has one
         self._classes_with_init: Set[str] = set()  # classes defining an `__init__`
         self._pin_keys: Set[int] = set()  # ids of the "pin_memory" strings read as keys there
@@ -292,6 +293,8 @@ class Features:
                 self._bind(*bound)
                 self.values.record_imports(bound)
                 self._bind_code(bound, node, module_statements, functions)
+                if module == "torch" and not node.level:  # type: ignore[attr-defined]
+                    self._from_torch.update(alias.asname or alias.name for alias in node.names)  # type: ignore[attr-defined]
                 if kind is ast.Import:
                     self._torch_modules.update(  # `import torch`, `import torch as th`, `import torch.nn` (binds `torch`)
                         alias.asname or "torch"
@@ -781,7 +784,7 @@ class Features:
             if self._names[scope] in ("__init__", "__call__"):  # a class's: it may run under any name
                 return None
             if self._names[scope] in self._called:
-                values = values + [value for value, _ in self.values.passed((scope, name.id))]
+                values = values + [value for value, _ in self.values.passed((scope, name.id), unpacked=False)]
         self._following.add(following)
         try:
             return any(map(self._may_be_float, values))
@@ -898,7 +901,7 @@ class Features:
                 1
                 for key, function in self.values.parameters_named(name)
                 if function not in ("__init__", "__call__")
-                and (function not in self._called or not any(self._may_be_float(v) for v, _ in self.values.passed(key)))
+                and (function not in self._called or not any(self._may_be_float(v) for v, _ in self.values.passed(key, unpacked=False)))
             )
         finally:
             self._following.discard(following)
@@ -1032,16 +1035,13 @@ class Features:
         return False
 
     def _may_pin_a_tensor(self, func: ast.AST) -> bool:
-        """A callee whose ``pin_memory=`` TL104 may read as a tensor factory's (``torch.<name>``): ``torch.empty``,
-        an imported name (``from torch import empty``), or a plain name this module does not define (a star import's).
-        Never a DataLoader, whose pinning is the loader kind."""
+        """A callee whose ``pin_memory=`` TL104 reads as a tensor factory's, ``torch.<name>`` by its qualified name:
+        ``torch.empty``, ``th.empty``, or a name ``from torch import empty`` binds. Not a name another import binds
+        (``unittest.mock.call``), nor one a star import may (the rule's qualified names do not resolve those),
+        nor a DataLoader, whose pinning is the loader kind."""
         if self._aliases.get(last_name(func), last_name(func)) == "DataLoader":
             return False
-        if self._is_torch_function(func):
-            return True
-        if not isinstance(func, ast.Name):
-            return False
-        return self.values.is_imported(func.id) or (func.id not in self._names and func.id not in self._class_names)
+        return self._is_torch_function(func) or (isinstance(func, ast.Name) and func.id in self._from_torch)
 
     @functools.cached_property
     def _may_select_cpu_or_mps(self) -> bool:

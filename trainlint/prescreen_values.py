@@ -343,18 +343,22 @@ class ModuleValues:
         """Each parameter called ``name`` (by its key), with the name of the function declaring it."""
         return [(key, self._function_names[key[0]]) for key in self._parameters_by_name.get(name, ())]
 
-    def passed(self, key: _Key) -> Iterator[_Valued]:
+    def passed(self, key: _Key, unpacked: bool = True) -> Iterator[_Valued]:
         """What the module's calls of a parameter's function pass for it, with the scope of each call: every call by
         the function's name, a method's argument at either offset (``self.f(x)`` or ``C.f(obj, x)``), any
-        ``*``/``**`` argument."""
+        ``*``/``**`` argument (``unpacked=False``: only a ``**`` of a dict display, as TL302's ``argument_for``
+        reads them: a ``*args`` or ``**kwargs`` in the way tells it nothing)."""
         function, name = key
         position = self._parameters[key]
         positions = set() if position is None else {position, position - 1} if self._methods[function] else {position}
         for call, scope in self._calls.get(self._function_names[function], ()):
-            yield from ((k.value, scope) for k in call.keywords if k.arg in (name, None))
+            for k in call.keywords:
+                if k.arg == name or (k.arg is None and (unpacked or isinstance(k.value, ast.Dict))):
+                    yield k.value, scope
             for index, argument in enumerate(call.args):
                 if isinstance(argument, ast.Starred):
-                    yield argument.value, scope
+                    if unpacked:
+                        yield argument.value, scope
                 elif index in positions:
                     yield argument, scope
 
