@@ -299,6 +299,9 @@ def test_batch_kwargs_calls(code: str, model_kwargs: bool, kwargs: bool) -> None
         ("with torch.autocast('cuda'):\n    pass\np.add_argument('--accelerator')", "amp_may_be_cuda_only", True),
         ("with torch.autocast('cuda'):\n    pass\nacc = Accelerator()", "amp_may_be_cuda_only", True),
         ("with torch.autocast('cuda'):\n    pass\nx = inputs.to('cpu')", "amp_may_be_cuda_only", False),
+        # a CUDA-only library imported where it always runs pins the module to CUDA; under a `try`, it is optional
+        ("def f(device):\n    import transformer_engine.pytorch as te\n    with torch.autocast('cuda'):\n        pass", "amp_may_be_cuda_only", False),
+        ("def f(device):\n    try:\n        import tensorrt\n    except ImportError:\n        pass\n    with torch.autocast('cuda'):\n        pass", "amp_may_be_cuda_only", True),
         # a version shim: each API's call is a fallback for the other's (spelled from `import torch`)
         ("import torch\ntry:\n    s = torch.amp.GradScaler('cuda')\nexcept AttributeError:\n    s = torch.cuda.amp.GradScaler()" + _ANY_DEVICE, "amp_may_be_cuda_only", False),
         ("import torch\ntry:\n    s = torch.amp.GradScaler('cuda')\nexcept ValueError:\n    s = torch.cuda.amp.GradScaler()" + _ANY_DEVICE, "amp_may_be_cuda_only", True),

@@ -70,6 +70,7 @@ _LAUNCHERS = frozenset(name.rsplit(".", 1)[-1] for name in LAUNCHER_CLASSES)
 _LAUNCHER_WORDS = _LAUNCHERS | LAUNCHER_NAMES
 _DEVICE_SOURCE_WORDS = ("device", "gpu_type", "accelerator")
 _OTHER_ACCELERATORS = ("xpu", "npu", "hpu", "xla", "mlu", "musa")
+_CONDITIONAL_CODE = (ast.If, ast.IfExp, ast.Try, ast.BoolOp, ast.Match, *([ast.TryStar] if hasattr(ast, "TryStar") else []))
 # Modules that take indices when called (`self.emb(x)`, `criterion(out, y)`): which positional argument.
 _INDEX_MODULES = {"Embedding": 0, "EmbeddingBag": 0, "CrossEntropyLoss": 1, "NLLLoss": 1}
 # Where TL302's `_float_source` follows a value: what makes a float tensor (a tensor type, a factory, `from_numpy`:
@@ -1076,18 +1077,29 @@ class Features:
 
     @functools.cached_property
     def _surely_pinned_to_cuda(self) -> bool:
-        """Mirror ``DevicesInUse.pinned_to_cuda``, narrower: a module-level import of a library that loads only where
-        CUDA is (``import tensorrt as trt``, ``from cuda import cudart``). The rule reads a device from a caller or a
-        launcher as another accelerator only where nothing pins the module to CUDA; one it names, never so."""
-        for statement in getattr(self._tree, "body", []):
-            if isinstance(statement, ast.Import):
-                modules = [alias.name for alias in statement.names]
-            elif isinstance(statement, ast.ImportFrom) and statement.module and not statement.level:
-                modules = [statement.module]
+        """Mirror ``DevicesInUse.pinned_to_cuda``, narrower: an import of a library that loads only where CUDA is
+        (``import tensorrt as trt``, ``from cuda import cudart``, Transformer Engine in the method that uses it),
+        under no ``if``, ``try``, conditional expression, boolean operation or ``match``. The rule reads a device
+        from a caller or a launcher as another accelerator only where nothing pins the module to CUDA; one it
+        names, never so."""
+        for node in ast.walk(self._tree):
+            if isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                modules = [node.module]
             else:
                 continue
-            if any(module.split(".")[0] in CUDA_ONLY_LIBRARIES for module in modules):
+            if any(module.split(".")[0] in CUDA_ONLY_LIBRARIES for module in modules) and not self._under_a_condition(node):
                 return True
+        return False
+
+    def _under_a_condition(self, node: ast.AST) -> bool:
+        """Mirror the device analysis' ``_CONDITIONAL_CODE``: some ancestor may not run it."""
+        ancestor = self._parents.get(id(node))
+        while ancestor is not None:
+            if isinstance(ancestor, _CONDITIONAL_CODE):
+                return True
+            ancestor = self._parents.get(id(ancestor))
         return False
 
     @functools.cached_property
