@@ -326,9 +326,16 @@ class CudaAmpOnOtherDevice(Rule):
     def _ambiguous_imports(self) -> FrozenSet[str]:
         """Names imported from two places: ``try: from torch.amp import GradScaler``,
         ``except ImportError: from torch.cuda.amp import GradScaler``."""
-        collector = _FromImports()
-        walk.visit(self.facts.module, collector)
-        return frozenset(name for name, sources in collector.sources.items() if len(sources) > 1)
+        sources: Dict[str, Set[str]] = {}
+        for statement in self.facts.nodes(cst.ImportFrom):
+            module = dotted(statement.module) if statement.module is not None else None
+            if module is None or isinstance(statement.names, cst.ImportStar):
+                continue
+            for alias in statement.names:
+                local = alias.asname.name if alias.asname is not None else alias.name
+                if isinstance(local, cst.Name):
+                    sources.setdefault(local.value, set()).add(f"{module}.{dotted(alias.name)}")
+        return frozenset(name for name, found in sources.items() if len(found) > 1)
 
     # -- the fix ------------------------------------------------------------------
 
@@ -512,21 +519,3 @@ def _calls_in(tree: cst.CSTNode) -> Iterator[cst.Call]:
         if isinstance(node, cst.Call):
             yield node
         stack.extend(walk.children(node))
-
-
-class _FromImports(cst.CSTVisitor):
-    """Where each name bound by ``from ... import`` comes from (several places for a shim)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.sources: Dict[str, Set[str]] = {}
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
-        module = dotted(node.module) if node.module is not None else None
-        if module is None or isinstance(node.names, cst.ImportStar):
-            return False
-        for alias in node.names:
-            local = alias.asname.name if alias.asname is not None else alias.name
-            if isinstance(local, cst.Name):
-                self.sources.setdefault(local.value, set()).add(f"{module}.{dotted(alias.name)}")
-        return False

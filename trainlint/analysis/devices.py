@@ -273,9 +273,15 @@ class _ModuleScan(cst.CSTVisitor):
 
 
 def _scan(facts: "ModuleFacts") -> _ModuleScan:
+    """The scan, fed from the module's shared index in source order (no traversal of its own)."""
     scan = _ModuleScan(facts)
-    walk.visit(facts.module, scan)
+    for node in facts.nodes(*_SCANNED):
+        scan.on_visit(node)
     return scan
+
+
+# The node types _ModuleScan has a visit_ method of its own for.
+_SCANNED = tuple(getattr(cst, name[len("visit_") :]) for name in vars(_ModuleScan) if name.startswith("visit_"))
 
 
 class DevicesInUse:
