@@ -1,4 +1,4 @@
-"""The ranges computed per top-level statement are PositionProvider's, node for node."""
+"""The ranges computed per statement (top-level, or the innermost where it is found once) are PositionProvider's, node for node."""
 
 from __future__ import annotations
 
@@ -24,6 +24,11 @@ TRICKY = [
     "for i in range(3):\n\tprint(i)\nwhile False: break\ntry:\n    pass\nexcept E:\n    pass\nfinally:\n    pass\n",
     "match p:\n    case [a, *b]:\n        pass\n    case _:\n        pass\n",
     "x = 1",  # no final newline
+    # statements below the top level: repeated ones (found twice: their top-level statement is generated), a block
+    # indented otherwise than the module, a comment leading a nested statement, a last line without its newline
+    "def f():\n    x = 1\n    x = 1\n    if c:\n        x = 1\n        y = [\n            2,\n        ]\n",
+    "class C:\n    def m(self):\n      # two spaces here\n      return self\n\n    z = 1\n",
+    "def f():\n    for a in b:\n        with g(a) as h:\n            h.run()\n    return 1",
 ]
 
 
@@ -50,6 +55,17 @@ def test_tricky_layouts_give_the_provider_s_ranges(text: str) -> None:
 def test_every_node_of_the_repository_s_scripts_gets_the_provider_s_range() -> None:
     for path in _sources():
         _check_every_node(path.read_text(encoding="utf-8"))
+
+
+def test_a_statement_below_the_top_level_is_generated_alone() -> None:
+    """A training script's ``main`` is one top-level statement: a node inside it costs its own statement's code."""
+    text = "def main():\n    model = build()\n    for batch in loader:\n        loss = model(batch)\n        loss.backward()\n"
+    module = cst.parse_module(text)
+    facts = ModuleFacts(module, text)
+    positions = NodePositions(module, text, facts.parents)
+    backward = next(n for n in facts.parents if isinstance(n, cst.Call) and module.code_for_node(n) == "loss.backward()")
+    assert positions[backward] == all_positions(module)[backward]
+    assert not positions._generated and len(positions._inner_generated) == 1  # neither `main` nor the loop
 
 
 def test_a_node_outside_every_statement_falls_back_to_the_whole_module() -> None:

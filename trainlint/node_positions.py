@@ -15,6 +15,13 @@ found there, and the next statement must start where this one's code ends (or
 only blank and comment lines follow it). When a check fails, or a node lies
 outside every statement, the positions of the whole module are computed as
 before, so the ranges are always ``PositionProvider``'s.
+
+A training script is often one top-level ``main`` of a thousand lines. So a
+check first generates the innermost statement holding the node, with the
+indents of the blocks around it, and looks for that code among the lines of its
+top-level statement: found once, at the start of a line, it is that statement's
+own text, and its ranges move down to that line. Found twice (``x = 1`` repeated)
+or not at all, the top-level statement is generated as above.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import re
 from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple
 
 import libcst as cst
+from libcst.metadata import CodePosition, CodeRange
 from libcst.metadata.position_provider import PositionProvider, PositionProvidingCodegenState
 
 _ONLY_AST = 0x400  # ast.PyCF_ONLY_AST, without importing ast
@@ -77,6 +85,8 @@ class NodePositions(Mapping):
         self._starts: Optional[List[int]] = None  # the line each top-level statement's code starts on
         self._line_offsets: List[int] = []
         self._everything: Optional[Dict[cst.CSTNode, Any]] = None
+        self._inner_generated: set = set()  # statements below the top level generated on their own
+        self._line_numbers: Optional[Dict[int, int]] = None
 
     def __getitem__(self, node: cst.CSTNode) -> Any:
         if self._everything is None and node not in self._computed and not self._generate_statement_of(node):
@@ -99,6 +109,8 @@ class NodePositions(Mapping):
             self._line_offsets = [0] + [match.end() for match in _NEWLINE.finditer(self._text)]
         if not self._starts:
             return False
+        if self._earlier is None and self._generate_inner_statement_of(node, index):
+            return True  # (the language server keeps whole top-level statements' ranges from one version to the next)
         place = (self._starts[index], self._module.default_indent, self._module.default_newline)
         statement = self._module.body[index]
         earlier = self._earlier.get(statement) if self._earlier is not None else None
@@ -110,6 +122,60 @@ class NodePositions(Mapping):
         self._generated.add(index)
         self._computed.update(found.ranges)
         return node in self._computed
+
+    def _generate_inner_statement_of(self, node: cst.CSTNode, index: int) -> bool:
+        """Compute the ranges in the innermost statement holding ``node`` below the top-level statement ``index``
+        (a training script's ``main`` is one top-level statement of a thousand lines): its code, generated with
+        the indents of the blocks around it, found once and only once among the lines of that top-level statement,
+        at the start of a line. The text there is that statement's own (LibCST's code is the text), so its line
+        is where it stands. False where it is the top-level statement itself, or is found twice or not at all."""
+        top = self._module.body[index]
+        statement, blocks = self._statement_and_blocks(node, top)
+        if statement is None or statement is top or statement in self._inner_generated:
+            return False
+        indents = [self._module.default_indent if block.indent is None else block.indent for block in reversed(blocks)]
+        provider = PositionProvider()
+        state = PositionProvidingCodegenState(
+            default_indent=self._module.default_indent,
+            default_newline=self._module.default_newline,
+            provider=provider,
+            indent_tokens=indents,
+        )
+        statement._codegen(state)  # from line 1: moved to where the code is found below
+        code = "".join(state.tokens)
+        assert self._starts is not None
+        begin = self._line_offsets[self._starts[index] - 1]
+        end = self._line_offsets[self._starts[index + 1] - 1] if index + 1 < len(self._starts) else len(self._text)
+        found = self._text.find(code, begin, end)
+        if not code or found < 0 or self._text.find(code, found + 1, end) >= 0 or found not in self._line_starts:
+            return False
+        lines = self._line_starts[found] - 1
+        self._inner_generated.add(statement)
+        self._computed.update(
+            (each, CodeRange(CodePosition(r.start.line + lines, r.start.column), CodePosition(r.end.line + lines, r.end.column)))
+            for each, r in provider._computed.items()
+        )
+        return node in self._computed
+
+    def _statement_and_blocks(self, node: cst.CSTNode, top: cst.CSTNode) -> Tuple[Optional[cst.CSTNode], List[cst.IndentedBlock]]:
+        """The innermost statement holding ``node`` (or ``node``), and the indented blocks around it, innermost first."""
+        statement: Optional[cst.CSTNode] = None
+        blocks: List[cst.IndentedBlock] = []
+        current: Optional[cst.CSTNode] = node
+        while current is not None and current is not self._module:
+            if statement is None and isinstance(current, cst.BaseStatement):
+                statement = current
+            elif statement is not None and isinstance(current, cst.IndentedBlock):
+                blocks.append(current)
+            current = self._parents.get(current)
+        return statement, blocks
+
+    @property
+    def _line_starts(self) -> Dict[int, int]:
+        """The offset of each line's start -> that line's number."""
+        if self._line_numbers is None:
+            self._line_numbers = {offset: number for number, offset in enumerate(self._line_offsets, start=1)}
+        return self._line_numbers
 
     def _generate(self, index: int, place: Tuple[int, str, str]) -> Generated:
         provider = PositionProvider()
