@@ -265,6 +265,8 @@ def test_batch_kwargs_calls(code: str, model_kwargs: bool, kwargs: bool) -> None
         # a loader's pinning (with a CPU selected, `_CPU`, where the rule reports it) or a tensor's
         ("DataLoader(ds, **{'pin_memory': True})" + _CPU, "pins", True),
         ("x = x.pin_memory()", "pins", True),
+        ("def pin_memory(data):\n    return data.pin_memory()", "pins", False),  # the pinning protocol itself
+        ("def pin(data):\n    return data.pin_memory()", "pins", True),
         ("DataLoader(ds, num_workers=2)" + _CPU, "pins", False),
         ("DataLoader(ds, pin_memory=args.pin_mem)" + _CPU, "pins", False),  # an argparse flag: True or False
         ("DataLoader(ds, pin_memory=torch.cuda.is_available())" + _CPU, "pins", False),

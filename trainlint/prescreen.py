@@ -426,7 +426,7 @@ class Features:
         self._kwargs_call(call)
         self._workers_call(call, name)
         self.values.record_call(call, _scope(here.functions))
-        self._pinning_call(call, name)
+        self._pinning_call(call, name, here.functions)
         if name == "add_argument":
             self.values.record_option(call)
         if name in _SPLITTERS and _splits_a_name(call):
@@ -488,10 +488,12 @@ class Features:
         elif name == "DataLoader" and len(call.args) >= 6:
             self.may_fork_workers = True
 
-    def _pinning_call(self, call: ast.Call, name: str) -> None:
-        """What TL104 reads: ``x.pin_memory()``, a ``pin_memory=`` value, a DataLoader's eighth positional argument."""
+    def _pinning_call(self, call: ast.Call, name: str, functions: Tuple[int, ...]) -> None:
+        """What TL104 reads: ``x.pin_memory()`` (not in a function named like ``pin_memory``, the DataLoader's
+        pinning protocol, which the rule leaves alone), a ``pin_memory=`` value, a DataLoader's eighth positional
+        argument."""
         if name == "pin_memory" and isinstance(call.func, ast.Attribute) and not call.args and not call.keywords:
-            self._pins_a_tensor = True
+            self._pins_a_tensor = self._pins_a_tensor or not any("pin_memory" in self._names[f] for f in functions)
         self._pin_arguments.extend((call.func, k.value, False) for k in call.keywords if k.arg == "pin_memory")
         leading = call.args[:8]
         if len(leading) == 8 and not any(isinstance(a, ast.Starred) for a in leading):
