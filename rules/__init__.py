@@ -145,7 +145,8 @@ RULES: Tuple[RuleEntry, ...] = (
         "TL104", "pin-memory-without-cuda", "loaders.tl104_pin_memory_without_cuda", "PinMemoryWithoutCuda", ("pin_memory",),
         # as code: a tensor pinned (`.pin_memory()` outside a `def pin_memory`, `torch.<factory>(..., pin_memory=True)`,
         # `from torch import empty`'s), or a loader's pinning
-        # (a "pin_memory" key, or `pin_memory=` given to a DataLoader, `partial`, a function or class here that may
+        # (a "pin_memory" key of a dict display or item assignment, `pin_memory=` given to a DataLoader, `partial`,
+        # `dict`, a dict's `update`, a function or class here that may
         # forward `**kwargs`; not `wds.WebLoader`) in a module that may select the CPU or MPS (a "cpu"/"mps" literal,
         # `torch.backends.mps`, a launcher's `.device`), where the rule reports that kind
         lambda module: module.pins,

@@ -274,6 +274,8 @@ def test_batch_kwargs_calls(code: str, model_kwargs: bool, kwargs: bool) -> None
         ("class C:\n    pin = True\n    def f(self):\n        DataLoader(ds, pin_memory=self.pin)" + _CPU, "pins", True),
         ("kwargs = {'pin_memory': use_cuda}\nDataLoader(ds, **kwargs)" + _CPU, "pins", False),
         ("kwargs['pin_memory'] = True" + _CPU, "pins", True),
+        ("kwargs = dict(batch_size=4, pin_memory=True)\nDataLoader(ds, **kwargs)" + _CPU, "pins", True),
+        ("if hasattr(data, 'pin_memory'):\n    pass" + _CPU, "pins", False),  # no key the rule reads
         ("DataLoader(ds, 32, True, None, None, 2, None, True)" + _CPU, "pins", True),  # positionally
         ("p.add_argument('--pin', choices=[True], default=True)\nDataLoader(ds, pin_memory=args.pin)" + _CPU, "pins", True),
         # a loader's pinning only warns, where the module may select the CPU or MPS: from a literal, an MPS

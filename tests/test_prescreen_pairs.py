@@ -180,6 +180,38 @@ CASES: Dict[str, Tuple[str, str, bool]] = {
         """,
         False,
     ),
+    # a loader's keywords built by `dict(...)` and passed as `**kwargs`, in a module that selects the CPU
+    "tl104_loader_keywords_from_dict": (
+        "TL104",
+        """
+        import torch
+        from torch.utils.data import DataLoader
+
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+        kwargs = dict(batch_size=4, pin_memory=True)
+        loader = DataLoader(dataset, **kwargs)
+        """,
+        True,
+    ),
+    # torch's own pinning protocol: `.pin_memory()` in a `def pin_memory`, and "pin_memory" asked of `hasattr`
+    "tl104_pinning_protocol_itself": (
+        "TL104",
+        """
+        import torch
+
+
+        CPU = torch.device("cpu")
+
+
+        def pin_memory(data, device=None):
+            if isinstance(data, torch.Tensor):
+                return data.pin_memory()
+            if hasattr(data, "pin_memory"):
+                return data.pin_memory()
+            return data
+        """,
+        False,
+    ),
     # the same, in a module whose launcher may have picked the CPU (`fabric.device`)
     "tl104_loader_pinning_beside_a_launcher_device": (
         "TL104",

@@ -70,6 +70,9 @@ _LAUNCHERS = frozenset(name.rsplit(".", 1)[-1] for name in LAUNCHER_CLASSES)
 _LAUNCHER_WORDS = _LAUNCHERS | LAUNCHER_NAMES
 _DEVICE_SOURCE_WORDS = ("device", "gpu_type", "accelerator")
 _OTHER_ACCELERATORS = ("xpu", "npu", "hpu", "xla", "mlu", "musa")
+# Calls whose keywords TL104 reads as a loader's: `partial(DataLoader, ...)`, and a `**` dict's content
+# (placement's `_keyword_dict`: `dict(pin_memory=True)`, `kwargs.update(pin_memory=True)`).
+_KEYWORD_DICTS = frozenset({"partial", "dict", "update"})
 _CONDITIONAL_CODE = (ast.If, ast.IfExp, ast.Try, ast.BoolOp, ast.Match, *([ast.TryStar] if hasattr(ast, "TryStar") else []))
 # Modules that take indices when called (`self.emb(x)`, `criterion(out, y)`): which positional argument.
 _INDEX_MODULES = {"Embedding": 0, "EmbeddingBag": 0, "CrossEntropyLoss": 1, "NLLLoss": 1}
@@ -158,7 +161,6 @@ class Features:
         self.may_fork_workers = False
         self.cuts_batches = False  # `x[i:i + bs]` in a loop, `x.split(n)`, `torch.chunk(x, n)`: what TL103 takes for batching by hand
         self._pins_a_tensor = False  # `x.pin_memory()`: raises without CUDA wherever CUDA is not certain
-        self._pin_strings = False  # "pin_memory" as a string not read below: a loader's `**kwargs` key
         self._pin_values: List[ast.AST] = []  # `{"pin_memory": v}`, `d["pin_memory"] = v`
         # `f(pin_memory=v)` (False) and `f(a1, ..., a8)` (True): the callee, the value, whether by position
         self._pin_arguments: List[Tuple[ast.AST, ast.AST, bool]] = []
@@ -166,7 +168,6 @@ class Features:
         self._from_torch: Set[str] = set()  # names `from torch import ...` binds (`empty`, `e` for `empty as e`)
         self._forwarding_functions: Set[str] = set()  # defs with a `**` parameter; classes whose `__init__` has one
         self._classes_with_init: Set[str] = set()  # classes defining an `__init__`
-        self._pin_keys: Set[int] = set()  # ids of the "pin_memory" strings read as keys there
         self._whole_calls: List[Tuple[ast.Call, int]] = []  # calls outside loops and per-item code, with their scope: TL103's moves
         self._move_calls: List[Tuple[ast.Call, Tuple[int, ...]]] = []  # calls that may move (`_may_move`), with their functions
         self._names_cuda_tensor_type = False  # `torch.cuda.FloatTensor` named: any call may be one, through an alias
@@ -252,9 +253,7 @@ class Features:
                     self._amp_references.append(node)
                 continue
             if kind is ast.Constant:
-                if node.value == "pin_memory" and id(node) not in self._pin_keys:  # type: ignore[attr-defined]
-                    self._pin_strings = True
-                elif node.value == "num_workers":  # type: ignore[attr-defined]
+                if node.value == "num_workers":  # type: ignore[attr-defined]
                     self.may_fork_workers = True
                 continue
             if kind is ast.Call:
@@ -502,7 +501,6 @@ class Features:
     def _pin_key(self, key: Optional[ast.AST], value: ast.AST) -> None:
         """``{"pin_memory": v}`` (a DataLoader's ``**kwargs``) or ``d["pin_memory"] = v``: the key read, ``v`` kept."""
         if isinstance(key, ast.Constant) and key.value == "pin_memory":
-            self._pin_keys.add(id(key))
             self._pin_values.append(value)
 
     def _bind_code(self, names: List[str], node: ast.AST, module_statements: Set[ast.AST], functions: Tuple[int, ...]) -> None:
@@ -1016,7 +1014,7 @@ class Features:
         if self._pins_a_tensor or any(map(self.values.may_be_true, tensors)):
             return True
         loaders = self._pin_values + [value for func, value in given if not self._may_pin_a_tensor(func)]
-        return (self._pin_strings or any(map(self.values.may_be_true, loaders))) and self._may_select_cpu_or_mps
+        return any(map(self.values.may_be_true, loaders)) and self._may_select_cpu_or_mps
 
     def _may_take_pin_memory(self, func: ast.AST, positional: bool) -> bool:
         """Mirror TL104's calls, wider: a DataLoader's ``pin_memory`` (the eighth positional argument too), a
@@ -1029,7 +1027,7 @@ class Features:
             return True
         if positional:
             return False
-        if self._may_pin_a_tensor(func) or name in ("partial", "update"):  # `kwargs.update(pin_memory=True)`: the rule reads a `**` dict's updates
+        if self._may_pin_a_tensor(func) or name in _KEYWORD_DICTS:  # the rule reads a `**` dict's keywords
             return True
         if name in self._forwarding_functions:
             return True
