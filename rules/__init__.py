@@ -243,7 +243,8 @@ RULES: Tuple[RuleEntry, ...] = (
         (("backward", re.compile(_OPTIMIZER_STEP)), ("backward", "optim", re.compile(r"\.\s*step\s*\("))),
         # as code: a loop that runs a backward and steps an optimizer (named like one, a scaler's argument, or built
         # by `torch.optim`; a scheduler is none), itself or through functions it calls, unless it steps one only
-        # and a `zero_grad()` runs in its body or in a module-level function it calls by name
+        # and a `zero_grad()` runs in its body or in a module-level function it calls by name, or every optimizer it
+        # steps has a `zero_grad()` of its own name in its body
         lambda module: module.loop_may_miss_zero_grad,
     ),
 )

@@ -424,6 +424,42 @@ CASES: Dict[str, Tuple[str, str, bool]] = {
         """,
         True,
     ),
+    # two optimizers, each cleared by its own `zero_grad()` in the loop (diffusers' VQGAN trainer)
+    "tl405_two_optimizers_each_cleared": (
+        "TL405",
+        """
+        import torch
+
+        for batch in loader:
+            optimizer.zero_grad(set_to_none=True)
+            discr_optimizer.zero_grad(set_to_none=True)
+            loss = model(batch).mean()
+            loss.backward()
+            optimizer.step()
+            lr_scheduler.step()
+            discr_loss = discriminator(batch).mean()
+            discr_loss.backward()
+            discr_optimizer.step()
+        """,
+        False,
+    ),
+    # the same loop clearing one of them: the other's gradients add up
+    "tl405_two_optimizers_one_cleared": (
+        "TL405",
+        """
+        import torch
+
+        for batch in loader:
+            optimizer.zero_grad(set_to_none=True)
+            loss = model(batch).mean()
+            loss.backward()
+            optimizer.step()
+            discr_loss = discriminator(batch).mean()
+            discr_loss.backward()
+            discr_optimizer.step()
+        """,
+        True,
+    ),
     # a helper that returns a tokenizer's ids, passed on as `f(ids=ids)`
     "tl302_helper_returns_token_ids": (
         "TL302",

@@ -223,6 +223,7 @@ class Features:
         self._function_steps: Dict[int, Set[_Step]] = {}  # function id -> the same
         self._loop_zero_grads: Set[ast.AST] = set()  # loops with an `x.zero_grad()` in their body (nested code too)
         self._own_zero_grads: Set[int] = set()  # functions with an `x.zero_grad()` of their own (not in a nested def)
+        self._loop_zero_grad_receivers: Dict[ast.AST, Set[str]] = {}  # loop -> the dotted `x` of its `x.zero_grad()`s
         self._loop_plain_calls: Dict[ast.AST, Set[str]] = {}  # loop -> names it calls as plain names, `f(...)`
         self._top_level: Dict[str, List[int]] = {}  # module-level function name -> its ids
         self._top_level_defs: Dict[str, List[ast.AST]] = {}  # ... -> its definitions
@@ -456,6 +457,9 @@ class Features:
         elif method == "zero_grad":
             self._loop_zero_grads.update(here.loops)
             self._own_zero_grads.update(here.functions[-1:])
+            receiver = _dotted(func.value)
+            for loop in here.loops if receiver else ():
+                self._loop_zero_grad_receivers.setdefault(loop, set()).add(receiver)
         if method == "step":
             key = _step(call)
             for function in here.functions:
@@ -1371,14 +1375,18 @@ class Features:
 
     def _may_miss_zero_grad(self, loop: ast.AST) -> bool:
         """Mirror TL405: a loop that runs a backward and steps something, unless it steps one thing (so one
-        optimizer at most) and calls a ``zero_grad()`` itself (with one optimizer, any ``zero_grad`` clears)."""
+        optimizer at most) and calls a ``zero_grad()`` itself (with one optimizer, any ``zero_grad`` clears), or
+        every optimizer it steps has its own ``zero_grad()`` in the loop (a GAN's ``opt_g``/``opt_d``: the rule's
+        ``_clears`` takes a receiver of the stepped optimizer's very name)."""
         reached = _close_over_callees(self._loop_calls[loop], self._names, self._callees)
         steps = set(self._loop_steps.get(loop, ()))
         for function, name in enumerate(self._names):
             if name in reached:
                 steps |= self._function_steps.get(function, set())
         optimizers = {step.optimizer for step in steps if step.named_optimizer or step.receiver in self._optimizers_built}
-        return bool(optimizers) and not (len(optimizers) == 1 and self._clears_in_every_iteration(loop))
+        if not optimizers or optimizers <= self._loop_zero_grad_receivers.get(loop, set()):
+            return False
+        return not (len(optimizers) == 1 and self._clears_in_every_iteration(loop))
 
     def _clears_in_every_iteration(self, loop: ast.AST) -> bool:
         """A ``zero_grad()`` that TL405 surely sees run in ``loop``: in its body, or in the own body of a module-level
