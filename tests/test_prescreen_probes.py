@@ -55,6 +55,24 @@ SHAPES["f_input_ids_kw"] = _IMPORTS + "def run(model):\n    input_ids = torch.ze
 SHAPES["f_static"] = _IMPORTS + "emb = nn.Embedding(10, 4)\nclass U:\n    @staticmethod\n    def look(ids):\n        return emb(ids)\nU.look(torch.zeros(3))\n"
 SHAPES["f_cls_receiver"] = _IMPORTS + "emb = nn.Embedding(10, 4)\nclass U:\n    def look(self):\n        return emb(self)\nU.look(torch.zeros(3))\n"
 
+_EMBEDDING = "import torch\nimport torch.nn as nn\nemb = nn.Embedding(10, 4)\n"
+# TL302 by scope: flow, globals, class bodies, defaults, lambdas, shadowing, with/except names, swaps, closures
+SHAPES["flow_before"] = _EMBEDDING + "def run(loader):\n    ids = torch.zeros(3).long()\n    for b in loader:\n        emb(ids)\n        ids = b.float()\n"
+SHAPES["global_other"] = _EMBEDDING + "def setup():\n    global ids\n    ids = torch.zeros(3)\nsetup()\nemb(ids)\n"
+SHAPES["class_body"] = _EMBEDDING + "class C:\n    ids = torch.zeros(3)\n    out = emb(ids)\n"
+SHAPES["param_default"] = _EMBEDDING + "class M:\n    def f(self, ids=torch.zeros(3)):\n        return emb(ids)\n"
+SHAPES["lambda_param"] = _EMBEDDING + "f = lambda ids: emb(ids)\nf(torch.zeros(3))\n"
+SHAPES["module_and_local"] = _EMBEDDING + "ids = torch.zeros(3)\ndef run(x):\n    ids = x.long()\n    return emb(ids)\nemb(ids)\n"
+SHAPES["local_shadow_param"] = _EMBEDDING + "def run(ids):\n    return emb(ids)\ndef other():\n    ids = torch.zeros(3)\n    return run(ids)\n"
+SHAPES["with_as"] = _EMBEDDING + "def run(ctx):\n    with ctx as ids:\n        return emb(ids)\n"
+SHAPES["except_as"] = _EMBEDDING + "x = torch.zeros(3)\ndef run():\n    try:\n        pass\n    except Exception as ids:\n        return emb(ids)\n"
+SHAPES["augmented"] = _EMBEDDING + "def run():\n    ids = torch.arange(3)\n    ids += torch.zeros(3)\n    return emb(ids)\n"
+SHAPES["tuple_swap"] = _EMBEDDING + "def run(a):\n    ids, other = a.long(), torch.zeros(3)\n    ids, other = other, ids\n    return emb(ids)\n"
+SHAPES["method_self_call"] = _EMBEDDING + "class T:\n    def get(self):\n        return self\n    def run(self):\n        return emb(self.get())\nT.get(torch.zeros(3))\n"
+SHAPES["nested_closure_param"] = _EMBEDDING + "def outer(ids):\n    def inner():\n        return emb(ids)\n    return inner()\nouter(torch.zeros(3))\n"
+SHAPES["comprehension_local"] = _EMBEDDING + "def run(batches):\n    ids = [b.float() for b in batches]\n    return emb(ids[0])\n"
+SHAPES["starred_unpack"] = _EMBEDDING + "def run():\n    first, *rest = torch.zeros(3), torch.zeros(2)\n    return emb(first)\n"
+
 
 @pytest.mark.parametrize("name", sorted(SHAPES))
 def test_the_screen_keeps_what_every_rule_reports(name: str) -> None:
