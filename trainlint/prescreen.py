@@ -166,6 +166,7 @@ class Features:
         self._pin_arguments: List[Tuple[ast.AST, ast.AST, bool]] = []
         self._torch_modules: Set[str] = set()  # names `import torch` binds (`torch`, `th`)
         self._from_torch: Set[str] = set()  # names `from torch import ...` binds (`empty`, `e` for `empty as e`)
+        self._cuda_only_imports: List[ast.AST] = []  # imports of a library that loads only where CUDA is (TensorRT)
         self._forwarding_functions: Set[str] = set()  # defs with a `**` parameter; classes whose `__init__` has one
         self._classes_with_init: Set[str] = set()  # classes defining an `__init__`
         self._whole_calls: List[Tuple[ast.Call, int]] = []  # calls outside loops and per-item code, with their scope: TL103's moves
@@ -221,9 +222,9 @@ class Features:
         self._called: Set[str] = set()  # last names of every callee
         self._loop_steps: Dict[ast.AST, Set[_Step]] = {}  # loop -> its `.step(...)` calls
         self._function_steps: Dict[int, Set[_Step]] = {}  # function id -> the same
-        self._loop_zero_grads: Set[ast.AST] = set()  # loops with an `x.zero_grad()` in their body (nested code too)
         self._own_zero_grads: Set[int] = set()  # functions with an `x.zero_grad()` of their own (not in a nested def)
-        self._loop_zero_grad_receivers: Dict[ast.AST, Set[str]] = {}  # loop -> the dotted `x` of its `x.zero_grad()`s
+        # loop -> the dotted `x` of each `x.zero_grad()` in its body, nested code too ("" where `x` is not dotted)
+        self._loop_zero_grads: Dict[ast.AST, Set[str]] = {}
         self._loop_plain_calls: Dict[ast.AST, Set[str]] = {}  # loop -> names it calls as plain names, `f(...)`
         self._top_level: Dict[str, List[int]] = {}  # module-level function name -> its ids
         self._top_level_defs: Dict[str, List[ast.AST]] = {}  # ... -> its definitions
@@ -291,6 +292,8 @@ class Features:
                     self.may_know_batch_keys = True
                 if any(m.split(".")[0] in TEST_FRAMEWORKS for m in imported):
                     self._holds_tests = True
+                if not getattr(node, "level", 0) and any(m.split(".")[0] in CUDA_ONLY_LIBRARIES for m in imported):
+                    self._cuda_only_imports.append(node)
                 self._bind(*bound)
                 self.values.record_imports(bound)
                 self._bind_code(bound, node, module_statements, functions)
@@ -455,11 +458,10 @@ class Features:
         elif method in ("eval", "train") and _is_dotted(func.value) and _sets_eval_mode(call):
             self._mode_calls.append((call, here.functions, (call.lineno, call.col_offset)))
         elif method == "zero_grad":
-            self._loop_zero_grads.update(here.loops)
             self._own_zero_grads.update(here.functions[-1:])
             receiver = _dotted(func.value)
-            for loop in here.loops if receiver else ():
-                self._loop_zero_grad_receivers.setdefault(loop, set()).add(receiver)
+            for loop in here.loops:
+                self._loop_zero_grads.setdefault(loop, set()).add(receiver)
         if method == "step":
             key = _step(call)
             for function in here.functions:
@@ -1013,11 +1015,13 @@ class Features:
     def pins(self) -> bool:
         """TL104's two kinds: a tensor pinned (reported wherever CUDA is not certain), or a loader's pinning
         (reported only where the module selects the CPU or MPS, ``DevicesInUse.selects_cpu_or_mps``)."""
-        given = [(func, value) for func, value, positional in self._pin_arguments if self._may_take_pin_memory(func, positional)]
-        tensors = [value for func, value in given if self._may_pin_a_tensor(func)]
+        tensors: List[ast.AST] = []
+        loaders = list(self._pin_values)
+        for func, value, positional in self._pin_arguments:
+            if self._may_take_pin_memory(func, positional):
+                (tensors if self._may_pin_a_tensor(func) else loaders).append(value)
         if self._pins_a_tensor or any(map(self.values.may_be_true, tensors)):
             return True
-        loaders = self._pin_values + [value for func, value in given if not self._may_pin_a_tensor(func)]
         return any(map(self.values.may_be_true, loaders)) and self._may_select_cpu_or_mps
 
     def _may_take_pin_memory(self, func: ast.AST, positional: bool) -> bool:
@@ -1086,16 +1090,7 @@ class Features:
         under no ``if``, ``try``, conditional expression, boolean operation or ``match``. The rule reads a device
         from a caller or a launcher as another accelerator only where nothing pins the module to CUDA; one it
         names, never so."""
-        for node in ast.walk(self._tree):
-            if isinstance(node, ast.Import):
-                modules = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                modules = [node.module]
-            else:
-                continue
-            if any(module.split(".")[0] in CUDA_ONLY_LIBRARIES for module in modules) and not self._under_a_condition(node):
-                return True
-        return False
+        return not all(map(self._under_a_condition, self._cuda_only_imports))
 
     def _under_a_condition(self, node: ast.AST) -> bool:
         """Mirror the device analysis' ``_CONDITIONAL_CODE``: some ancestor may not run it."""
@@ -1384,7 +1379,7 @@ class Features:
             if name in reached:
                 steps |= self._function_steps.get(function, set())
         optimizers = {step.optimizer for step in steps if step.named_optimizer or step.receiver in self._optimizers_built}
-        if not optimizers or optimizers <= self._loop_zero_grad_receivers.get(loop, set()):
+        if not optimizers or optimizers <= self._loop_zero_grads.get(loop, set()):
             return False
         return not (len(optimizers) == 1 and self._clears_in_every_iteration(loop))
 
