@@ -26,6 +26,7 @@ or not at all, the top-level statement is generated as above.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple
 
@@ -86,7 +87,6 @@ class NodePositions(Mapping):
         self._line_offsets: List[int] = []
         self._everything: Optional[Dict[cst.CSTNode, Any]] = None
         self._inner_generated: set = set()  # statements below the top level generated on their own
-        self._line_numbers: Optional[Dict[int, int]] = None
 
     def __getitem__(self, node: cst.CSTNode) -> Any:
         if self._everything is None and node not in self._computed and not self._generate_statement_of(node):
@@ -130,7 +130,7 @@ class NodePositions(Mapping):
         at the start of a line. The text there is that statement's own (LibCST's code is the text), so its line
         is where it stands. False where it is the top-level statement itself, or is found twice or not at all."""
         top = self._module.body[index]
-        statement, blocks = self._statement_and_blocks(node, top)
+        statement, blocks = self._statement_and_blocks(node)
         if statement is None or statement is top or statement in self._inner_generated:
             return False
         indents = [self._module.default_indent if block.indent is None else block.indent for block in reversed(blocks)]
@@ -157,7 +157,7 @@ class NodePositions(Mapping):
         )
         return node in self._computed
 
-    def _statement_and_blocks(self, node: cst.CSTNode, top: cst.CSTNode) -> Tuple[Optional[cst.CSTNode], List[cst.IndentedBlock]]:
+    def _statement_and_blocks(self, node: cst.CSTNode) -> Tuple[Optional[cst.CSTNode], List[cst.IndentedBlock]]:
         """The innermost statement holding ``node`` (or ``node``), and the indented blocks around it, innermost first."""
         statement: Optional[cst.CSTNode] = None
         blocks: List[cst.IndentedBlock] = []
@@ -170,12 +170,10 @@ class NodePositions(Mapping):
             current = self._parents.get(current)
         return statement, blocks
 
-    @property
+    @functools.cached_property
     def _line_starts(self) -> Dict[int, int]:
-        """The offset of each line's start -> that line's number."""
-        if self._line_numbers is None:
-            self._line_numbers = {offset: number for number, offset in enumerate(self._line_offsets, start=1)}
-        return self._line_numbers
+        """The offset of each line's start -> that line's number (asked once the line offsets are known)."""
+        return {offset: number for number, offset in enumerate(self._line_offsets, start=1)}
 
     def _generate(self, index: int, place: Tuple[int, str, str]) -> Generated:
         provider = PositionProvider()
