@@ -62,10 +62,8 @@ _FLOAT_WORD = re.compile(r"float|double|half|single")
 _INDEX_SINKS = frozenset({"Embedding", "EmbeddingBag", "embedding", "embedding_bag", "cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss"})
 _INDEX_FUNCTIONS = frozenset({"embedding", "embedding_bag", "cross_entropy", "nll_loss"})  # functional: given the indices
 _INDEX_KEYS = frozenset({"input_ids", "labels"})
-# Mirror trainlint.analysis.devices: names through which the device lattice reaches the CPU or MPS without a literal,
-# the launchers that pick a device, the words of its sources of devices (DEVICE_VARIABLE, DEVICE_OPTION), and the
-# accelerators other than CUDA (OTHER_ACCELERATOR_DEVICE).
-_CPU_OR_MPS_REFERENCES = frozenset({"mps", "_get_accelerator"})
+# Mirror trainlint.analysis.devices: the launchers that pick a device, the words of its sources of devices
+# (DEVICE_VARIABLE, DEVICE_OPTION), and the accelerators other than CUDA (OTHER_ACCELERATOR_DEVICE).
 _LAUNCHERS = frozenset(name.rsplit(".", 1)[-1] for name in LAUNCHER_CLASSES)
 _LAUNCHER_WORDS = _LAUNCHERS | LAUNCHER_NAMES
 _DEVICE_SOURCE_WORDS = ("device", "gpu_type", "accelerator")
@@ -1059,11 +1057,18 @@ class Features:
         ``accelerator="gpu"``), a reference to ``torch.mps``/``torch.backends.mps``, ``torch._C._get_accelerator``,
         or a launcher's ``.device`` (``fabric.device``, ``Accelerator().device``)."""
         identifiers, strings = self._device_words
-        if not identifiers.isdisjoint(_CPU_OR_MPS_REFERENCES):
+        if self._may_name_mps or "_get_accelerator" in identifiers:
             return True
         if "device" in identifiers and not identifiers.isdisjoint(_LAUNCHER_WORDS):
             return True
-        return any(text.startswith("cpu") or "mps" in text or text == "gpu" for text in strings)
+        return any(text.startswith("cpu") for text in strings)
+
+    @functools.cached_property
+    def _may_name_mps(self) -> bool:
+        """MPS named: ``torch.mps``/``torch.backends.mps``, an ``"mps"`` literal or an option's words with it, or a
+        launcher's ``accelerator="gpu"`` (CUDA or MPS), in the device lattice's terms, wider."""
+        identifiers, strings = self._device_words
+        return "mps" in identifiers or any("mps" in text or text == "gpu" for text in strings)
 
     @functools.cached_property
     def _may_reach_another_accelerator(self) -> bool:
@@ -1074,8 +1079,8 @@ class Features:
         surely pins the module to CUDA. A module with none of these words (Lightning's FSDP precision plugin,
         ``torch.autocast("cuda")`` and no device anywhere) reaches none, nor does one that imports TensorRT."""
         identifiers, strings = self._device_words
-        if "mps" in identifiers or any("mps" in text or text.startswith(_OTHER_ACCELERATORS) or text == "gpu" for text in strings):
-            return True  # MPS or another accelerator named (`"gpu"`: a launcher's choice of CUDA or MPS)
+        if self._may_name_mps or any(text.startswith(_OTHER_ACCELERATORS) for text in strings):
+            return True  # MPS or another accelerator named
         if self._surely_pinned_to_cuda:
             return False
         if not identifiers.isdisjoint(_LAUNCHERS) or "_get_accelerator" in identifiers:
