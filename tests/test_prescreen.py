@@ -218,8 +218,10 @@ def test_evaluation_needs_a_loop_after_or_around_eval_mode_or_over_held_out_data
         ("def step(b):\n    f(b).backward()\n    opt.step()", False),  # Lightning-style: the library's loop calls it
         ("for b in loader:\n    loss.backward()", False),  # nothing stepped
         ("for b in loader:\n    opt.zero_grad()\n    loss.backward()\n    opt.step()", False),
-        # two things stepped: the zero_grad may be the other one's
-        ("for b in loader:\n    g.zero_grad()\n    loss.backward()\n    g_opt.step()\n    d_opt.step()", True),
+        # two things stepped: the zero_grad may be the other one's (it clears `g`, which `d_opt` does not optimize)
+        ("g_opt = A(g.parameters())\nd_opt = A(d.parameters())\nfor b in loader:\n    g.zero_grad()\n    loss.backward()\n    g_opt.step()\n    d_opt.step()", True),
+        # ... but each optimizer's model cleared: a GAN's `netD.zero_grad()`, `netG.zero_grad()`
+        ("g_opt = A(g.parameters())\nd_opt = A(d.parameters())\nfor b in loader:\n    g.zero_grad()\n    d.zero_grad()\n    loss.backward()\n    g_opt.step()\n    d_opt.step()", False),
     ],
 )
 def test_missing_zero_grad_needs_a_loop_that_runs_a_backward_and_steps(code: str, runs_backward: bool) -> None:
@@ -230,7 +232,9 @@ def test_missing_zero_grad_needs_a_loop_that_runs_a_backward_and_steps(code: str
     "code, model_kwargs, kwargs",
     [
         ("model(**batch)", True, True),
-        ("self.net.forward(**b)", True, True),
+        ("self.net.forward(**b)", True, False),  # named like a model; no binding of `self.net` says it is a class's
+        ("self.net = Net()\nself.net.forward(**b)", True, True),
+        ("progress.set_postfix(**logs)", False, False),  # an attribute never stored: an instance of no class here
         ("factory(**options)", False, True),
         ("make()(**options)", False, False),
         ("from timm.models import create_model\nm = create_model(name, **kwargs)", False, False),  # an import: code
@@ -628,7 +632,13 @@ def test_device_data_in_workers_needs_workers(arguments: str, screened: bool) ->
         ("dtype = torch.float16 if half else dev\nDataLoader(TensorDataset(x.to(dtype)))", True),
         ("class D(Dataset):\n    def __getitem__(self, i):\n        return self.x[i].to(self.device)\nDataLoader(D())", True),
         ("class D(Dataset):\n    def __getitem__(self, i):\n        return self.x[i]\nDataLoader(D())\nmodel.to(dev)", False),
-        ("class D(Dataset):\n    def __init__(self, x):\n        self.x = x.cuda()\nclass E(D):\n    pass\nDataLoader(E(x))", True),
+        ("class D(Dataset):\n    def __init__(self, x):\n        self.x = x.cuda()\n    def __getitem__(self, i):\n        return self.x[i]\nclass E(D):\n    pass\nDataLoader(E(x))", True),
+        # a move used up in a method (`t.sub(mean)`: a method's arguments are not its result), none stored or returned
+        ("class D(Dataset):\n    def __getitem__(self, i):\n        return self.norm(self.x[i])\n    def norm(self, t):\n        mean = torch.as_tensor(0.5, device=t.device)\n        return t.sub(mean)\nDataLoader(D())", False),
+        ("class D(Dataset):\n    def __init__(self, x, dev):\n        self.x, self.n = x.to(dev), len(x)\n    def __getitem__(self, i):\n        return self.x[i]\nDataLoader(D(x, d))", True),  # one of a tuple's targets
+        ("class D(Dataset):\n    def __init__(self, xs):\n        self.xs = []\n        for x in xs:\n            self.xs.append(x.cuda())\n    def __getitem__(self, i):\n        return self.xs[i]\nDataLoader(D(xs))", True),
+        # an instance of a holding class kept on an attribute: a collator's `__call__` returns it (the fixed point)
+        ("class C:\n    def __init__(self):\n        self.table = Moved()\n    def __call__(self, b):\n        return self.table\nclass Moved(Dataset):\n    def __getitem__(self, i):\n        return self.x[i].cuda()\nDataLoader(ds, collate_fn=C())", True),
         ("class T:\n    def setup(self):\n        self.train = TensorDataset(x.cuda())\n    def loader(self):\n        return DataLoader(self.train)", True),
         ("def make(dev):\n    def collate(b):\n        return default_collate(b).to(dev)\n    return collate\nDataLoader(ds, collate_fn=make(d))", True),
         ("def build(ds):\n    return DataLoader(ds, num_workers=2)\nbuild(TensorDataset(x.cuda()))", True),  # a parameter

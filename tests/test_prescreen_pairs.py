@@ -228,6 +228,127 @@ CASES: Dict[str, Tuple[str, str, bool]] = {
         """,
         True,
     ),
+    # a move made and used up in a Dataset's method (`t.sub(mean)`: a method's arguments are not its result), none
+    # returned by `__getitem__` nor stored on the instance (Lightning's MNIST demo)
+    "tl101_dataset_method_uses_up_its_move": (
+        "TL101",
+        """
+        import torch
+        from torch.utils.data import DataLoader, Dataset
+
+
+        class Digits(Dataset):
+            def __init__(self, data):
+                self.data, self.targets = data, torch.zeros(len(data))
+
+            def __getitem__(self, i):
+                return self.normalize(self.data[i].float()), self.targets[i]
+
+            @staticmethod
+            def normalize(t):
+                mean = torch.as_tensor(0.13, dtype=t.dtype, device=t.device)
+                return t.sub(mean)
+
+
+        loader = DataLoader(Digits(torch.rand(8, 4)), batch_size=4, pin_memory=True)
+        """,
+        False,
+    ),
+    # the moves stored on the instance by one tuple assignment, and returned by `__getitem__`
+    "tl101_dataset_stores_its_moves_in_a_tuple": (
+        "TL101",
+        """
+        import torch
+        from torch.utils.data import DataLoader, Dataset
+
+
+        class Digits(Dataset):
+            def __init__(self, data, device):
+                self.images, self.targets = data.to(device), torch.zeros(len(data))
+
+            def __getitem__(self, i):
+                return self.images[i], self.targets[i]
+
+
+        loader = DataLoader(Digits(torch.rand(8, 4), "cuda"), batch_size=4, pin_memory=True)
+        """,
+        True,
+    ),
+    # moved tensors stored on the data set from outside its class: `self.videos` in `__getitem__` reads only the
+    # class's own stores (diffusers' CogVideoX scripts, which encode the videos once after building the data set)
+    "tl102_moved_values_stored_on_a_dataset_from_outside": (
+        "TL102",
+        """
+        import torch
+        from torch.utils.data import DataLoader, Dataset
+
+
+        class Videos(Dataset):
+            def __init__(self, videos):
+                self.videos = videos
+
+            def __getitem__(self, i):
+                return self.videos[i]
+
+
+        def main(device):
+            dataset = Videos([torch.rand(3, 4) for _ in range(8)])
+            dataset.videos = [v.to(device) for v in dataset.videos]
+            return DataLoader(dataset, batch_size=2, num_workers=2)
+        """,
+        False,
+    ),
+    # the same tensors appended to the instance's own list by a method of the class
+    "tl102_moved_values_appended_by_the_dataset": (
+        "TL102",
+        """
+        import torch
+        from torch.utils.data import DataLoader, Dataset
+
+
+        class Videos(Dataset):
+            def __init__(self, videos, device):
+                self.videos = []
+                for v in videos:
+                    self.videos.append(v.to(device))
+
+            def __getitem__(self, i):
+                return self.videos[i]
+
+
+        def main(device):
+            dataset = Videos([torch.rand(3, 4) for _ in range(8)], device)
+            return DataLoader(dataset, batch_size=2, num_workers=2)
+        """,
+        True,
+    ),
+    # a tensor made on the device with the read data's dtype: TL103 follows what the move moves (`1`), not `dtype=`
+    "tl103_move_takes_only_the_dtype_of_the_read_data": (
+        "TL103",
+        """
+        import numpy as np
+        import torch
+        from torch.utils.data import DataLoader, TensorDataset
+
+        data = torch.from_numpy(np.load("x.npy"))
+        scale = torch.ones(1, dtype=data.dtype, device="cuda")
+        loader = DataLoader(TensorDataset(data * 2), batch_size=32)
+        """,
+        False,
+    ),
+    # the read data itself moved before the loader
+    "tl103_read_data_moved_before_the_loader": (
+        "TL103",
+        """
+        import numpy as np
+        import torch
+        from torch.utils.data import DataLoader, TensorDataset
+
+        data = torch.from_numpy(np.load("x.npy")).to("cuda")
+        loader = DataLoader(TensorDataset(data), batch_size=32)
+        """,
+        True,
+    ),
     # `torch.autocast("cuda")` in a module that names no other device and takes none from anywhere (Lightning's
     # FSDP precision plugin): CUDA is all it can run on
     "tl201_cuda_autocast_with_no_device_source": (
@@ -460,6 +581,146 @@ CASES: Dict[str, Tuple[str, str, bool]] = {
         """,
         True,
     ),
+    # a GAN: each optimizer's gradients cleared through the model it is built over (DCGAN's `netD.zero_grad()`)
+    "tl405_gan_models_cleared": (
+        "TL405",
+        """
+        import torch.optim as optim
+
+        optimizer_d = optim.Adam(discriminator.parameters(), lr=2e-4)
+        optimizer_g = optim.Adam(generator.parameters(), lr=2e-4)
+        for epoch in range(5):
+            for real, _ in loader:
+                discriminator.zero_grad()
+                criterion(discriminator(real), ones).backward()
+                optimizer_d.step()
+                generator.zero_grad()
+                criterion(discriminator(generator(noise)), ones).backward()
+                optimizer_g.step()
+        """,
+        False,
+    ),
+    # the same GAN clearing the discriminator only: the generator's optimizer applies a running sum
+    "tl405_gan_one_model_cleared": (
+        "TL405",
+        """
+        import torch.optim as optim
+
+        optimizer_d = optim.Adam(discriminator.parameters(), lr=2e-4)
+        optimizer_g = optim.Adam(generator.parameters(), lr=2e-4)
+        for epoch in range(5):
+            for real, _ in loader:
+                discriminator.zero_grad()
+                criterion(discriminator(real), ones).backward()
+                optimizer_d.step()
+                criterion(discriminator(generator(noise)), ones).backward()
+                optimizer_g.step()
+        """,
+        True,
+    ),
+    # a scheduler built by a library's `get_scheduler` is no optimizer: one optimizer, cleared in the loop
+    "tl405_scheduler_from_another_library": (
+        "TL405",
+        """
+        import torch
+        from diffusers.optimization import get_scheduler
+
+        optimizer = torch.optim.AdamW(model.parameters())
+        lr_scheduler = get_scheduler("constant", optimizer=optimizer)
+        for batch in loader:
+            model(batch).mean().backward()
+            optimizer.step()
+            lr_scheduler.step()
+            optimizer.zero_grad()
+        """,
+        False,
+    ),
+    # `torch.optim`'s own optimizer under a name that reads as none: stepped, never cleared
+    "tl405_torch_optimizer_named_otherwise": (
+        "TL405",
+        """
+        import torch
+
+        optimizer = torch.optim.AdamW(model.parameters())
+        solver = torch.optim.SGD(head.parameters())
+        for batch in loader:
+            model(batch).mean().backward()
+            optimizer.step()
+            solver.step()
+            optimizer.zero_grad()
+        """,
+        True,
+    ),
+    # the loop calls a method of its own class, and that method clears (timm's benchmark, a Fabric trainer)
+    "tl405_cleared_in_a_method_of_the_class": (
+        "TL405",
+        """
+        class Trainer:
+            def fit(self, loader):
+                for batch in loader:
+                    self.train_step(batch)
+
+            def train_step(self, batch):
+                self.optimizer.zero_grad()
+                self.model(batch).mean().backward()
+                self.optimizer.step()
+        """,
+        False,
+    ),
+    # the same trainer whose method steps without clearing
+    "tl405_method_of_the_class_does_not_clear": (
+        "TL405",
+        """
+        class Trainer:
+            def fit(self, loader):
+                for batch in loader:
+                    self.train_step(batch)
+
+            def train_step(self, batch):
+                self.model(batch).mean().backward()
+                self.optimizer.step()
+
+            def reset(self):
+                self.optimizer.zero_grad()
+        """,
+        True,
+    ),
+    # a nested helper that clears, called by its plain name, reached through a runner's method (timm's benchmark)
+    "tl405_cleared_in_a_nested_function_reached": (
+        "TL405",
+        """
+        class Runner:
+            def run(self):
+                def _step():
+                    self.optimizer.zero_grad()
+                    self.model(self.x).mean().backward()
+                    self.optimizer.step()
+
+                for _ in range(10):
+                    _step()
+
+
+        def bench(runner):
+            for _ in range(3):
+                runner.run()
+        """,
+        False,
+    ),
+    # the same, where the nested helper does not clear
+    "tl405_nested_function_reached_does_not_clear": (
+        "TL405",
+        """
+        class Runner:
+            def run(self):
+                def _step():
+                    self.model(self.x).mean().backward()
+                    self.optimizer.step()
+
+                for _ in range(10):
+                    _step()
+        """,
+        True,
+    ),
     # a helper that returns a tokenizer's ids, passed on as `f(ids=ids)`
     "tl302_helper_returns_token_ids": (
         "TL302",
@@ -661,6 +922,488 @@ CASES: Dict[str, Tuple[str, str, bool]] = {
             return correct
         """,
         True,
+    ),
+    # `torch.set_grad_enabled(False)` as a statement of the loop's own function: GradMode runs all of it without grad
+    "tl404_grad_switched_off_in_the_loop_function": (
+        "TL404",
+        """
+        import torch
+
+
+        def evaluate(model, loader):
+            model.eval()
+            torch.set_grad_enabled(False)
+            correct = 0
+            for x, y in loader:
+                correct += (model(x).argmax(1) == y).sum().item()
+            torch.set_grad_enabled(True)
+            return correct
+        """,
+        False,
+    ),
+    # ... switched off in another function only: the loop records
+    "tl404_grad_switched_off_in_another_function": (
+        "TL404",
+        """
+        import torch
+
+
+        def freeze():
+            torch.set_grad_enabled(False)
+
+
+        def evaluate(model, loader):
+            model.eval()
+            correct = 0
+            for x, y in loader:
+                correct += (model(x).argmax(1) == y).sum().item()
+            return correct
+        """,
+        True,
+    ),
+    # a trainer's epoch loop that trains through `self.train_epoch(...)`: `Loops.trains`, through the method's dispatch
+    "tl404_epoch_loop_trains_through_a_method": (
+        "TL404",
+        """
+        import torch
+
+
+        class Trainer:
+            def __init__(self, model, optimizer):
+                self.model = model
+                self.optimizer = optimizer
+
+            def fit(self, batches, epochs):
+                for epoch in range(epochs):
+                    self.train_epoch(batches)
+                    self.validate(batches[0])
+
+            def train_epoch(self, batches):
+                for x in batches:
+                    loss = self.model(x).mean()
+                    loss.backward()
+                    self.optimizer.step()
+                    self.optimizer.zero_grad()
+
+            def validate(self, x):
+                self.model.eval()
+                print(self.model(x).mean().item())
+                self.model.train()
+        """,
+        False,
+    ),
+    # ... an epoch loop that only validates through the method: an evaluation loop
+    "tl404_epoch_loop_validates_through_a_method": (
+        "TL404",
+        """
+        import torch
+
+
+        class Trainer:
+            def __init__(self, model, optimizer):
+                self.model = model
+                self.optimizer = optimizer
+
+            def fit(self, batches, epochs):
+                for epoch in range(epochs):
+                    self.validate(batches[epoch])
+
+            def validate(self, x):
+                self.model.eval()
+                print(self.model(x).mean().item())
+                self.model.train()
+        """,
+        True,
+    ),
+    # after `model.eval()`, a loop calling a helper that runs no model: its `df` is no parameter of `main`'s
+    "tl404_loop_after_eval_calls_a_helper_without_a_model": (
+        "TL404",
+        """
+        import torch
+
+
+        def save(df, path):
+            df.to_csv(path)
+
+
+        def main():
+            model = create_model()
+            model.eval()
+            with torch.no_grad():
+                frame = predict(model)
+            for path in ["a.csv", "b.csv", "c.csv"] * 8:
+                save(frame, path)
+        """,
+        False,
+    ),
+    # ... a helper that runs the model put in eval mode (a global of the same name)
+    "tl404_loop_after_eval_calls_a_helper_running_the_model": (
+        "TL404",
+        """
+        import torch
+
+
+        def save(df, path):
+            print(model(df).sum().item(), path)
+
+
+        def main():
+            model = create_model()
+            model.eval()
+            with torch.no_grad():
+                frame = predict(model)
+            for path in ["a.csv", "b.csv", "c.csv"] * 8:
+                save(frame, path)
+        """,
+        True,
+    ),
+    # a held-out comprehension that calls nothing: no forward pass
+    "tl404_held_out_comprehension_without_a_call": (
+        "TL404",
+        """
+        import torch
+
+        pairs = [(example["image"], example["mask"]) for example in dataset.test_data]
+        """,
+        False,
+    ),
+    # ... one that runs a network
+    "tl404_held_out_comprehension_running_a_net": (
+        "TL404",
+        """
+        import torch
+
+        preds = [net(example["image"]).argmax().item() for example in dataset.test_data]
+        """,
+        True,
+    ),
+    # a method called on an object whose attribute was put in eval mode: `self` is handed no mode
+    "tl404_method_called_after_its_attribute_eval": (
+        "TL404",
+        """
+        import torch
+
+
+        class Recognizer:
+            def __init__(self, predictor):
+                self.predictor = predictor
+
+            def predict(self, images):
+                outputs = []
+                for image in images:
+                    outputs.append(self.predictor(image).argmax().item())
+                return outputs
+
+
+        def recognize(encoder, images):
+            encoder.predictor.eval()
+            return encoder.predict(images)
+        """,
+        False,
+    ),
+    # ... a function handed that attribute itself
+    "tl404_function_handed_a_model_in_eval_mode": (
+        "TL404",
+        """
+        import torch
+
+
+        def predict(model, images):
+            outputs = []
+            for image in images:
+                outputs.append(model(image).argmax().item())
+            return outputs
+
+
+        def recognize(encoder, images):
+            encoder.predictor.eval()
+            return predict(encoder.predictor, images)
+        """,
+        True,
+    ),
+    # a loop calling a function that builds, evaluates and runs its own model: that function's business
+    "tl404_loop_calls_a_function_building_its_model": (
+        "TL404",
+        """
+        import torch
+
+
+        def validate(name, batch):
+            model = create_model(name)
+            model.eval()
+            return model(batch).argmax(1)
+
+
+        def main(names, batch):
+            scores = []
+            for name in names:
+                scores.append(validate(name, batch))
+            return scores
+        """,
+        False,
+    ),
+    # ... a function putting the model it is handed in eval mode: the caller's loop evaluates
+    "tl404_loop_calls_a_function_evaluating_its_argument": (
+        "TL404",
+        """
+        import torch
+
+
+        def validate(model, batch):
+            model.eval()
+            return model(batch).argmax(1)
+
+
+        def main(nets, batch):
+            scores = []
+            for net in nets:
+                scores.append(validate(net, batch))
+            return scores
+        """,
+        True,
+    ),
+    # a `for` target over `enumerate(loader)`, `loader` a parameter: TL302 follows an iterable's name only to an
+    # assignment of it
+    "tl302_loop_over_a_loader_parameter": (
+        "TL302",
+        """
+        import torch
+        from torch import nn
+
+        embedding = nn.Embedding(100, 16)
+        scale = torch.ones(1)
+
+
+        def encode(loader):
+            total = 0
+            for step, (ids, mask) in enumerate(loader):
+                total += (embedding(ids) * scale).sum().item()
+            return total
+        """,
+        False,
+    ),
+    # ... over a list of float tensors the function builds
+    "tl302_loop_over_a_list_of_float_tensors": (
+        "TL302",
+        """
+        import torch
+        from torch import nn
+
+        embedding = nn.Embedding(100, 16)
+
+
+        def encode(rows):
+            total = 0
+            batches = [(torch.ones(4, 8), rows)]
+            for step, (ids, mask) in enumerate(batches):
+                total += embedding(ids).sum().item()
+            return total
+        """,
+        True,
+    ),
+    # `torch.LongTensor(rows)`: no float tensor type
+    "tl302_long_tensor_embedded": (
+        "TL302",
+        """
+        import torch
+        from torch import nn
+
+        embedding = nn.Embedding(100, 16)
+        scale = torch.ones(1)
+
+
+        def encode(rows):
+            ids = torch.LongTensor(rows)
+            return embedding(ids) * scale
+        """,
+        False,
+    ),
+    # ... `torch.FloatTensor(rows)`
+    "tl302_float_tensor_embedded": (
+        "TL302",
+        """
+        import torch
+        from torch import nn
+
+        embedding = nn.Embedding(100, 16)
+        scale = torch.ones(1)
+
+
+        def encode(rows):
+            ids = torch.FloatTensor(rows)
+            return embedding(ids) * scale
+        """,
+        True,
+    ),
+    # a `**` call of `super().__init__`, beside a data set and a model class: no dotted callee, no model
+    "tl301_kwargs_into_super_init": (
+        "TL301",
+        """
+        import torch
+        from torch.utils.data import DataLoader, Dataset
+
+
+        class Items(Dataset):
+            def __init__(self, encodings):
+                self.encodings = encodings
+
+            def __len__(self):
+                return len(self.encodings["input_ids"])
+
+            def __getitem__(self, idx):
+                item = {key: val[idx] for key, val in self.encodings.items()}
+                item["idx"] = idx
+                return item
+
+
+        class Net(torch.nn.Module):
+            def __init__(self, **kwargs):
+                super().__init__(**kwargs)
+                self.linear = torch.nn.Linear(4, 2)
+
+            def forward(self, input_ids):
+                return self.linear(input_ids)
+
+
+        def run(encodings):
+            net = Net()
+            for batch in DataLoader(Items(encodings), batch_size=8):
+                print(net(batch["input_ids"]).sum().item())
+        """,
+        False,
+    ),
+    # ... the batch itself given to an instance of the model class (not named like a model)
+    "tl301_batch_into_a_model_class_here": (
+        "TL301",
+        """
+        import torch
+        from torch.utils.data import DataLoader, Dataset
+
+
+        class Items(Dataset):
+            def __init__(self, encodings):
+                self.encodings = encodings
+
+            def __len__(self):
+                return len(self.encodings["input_ids"])
+
+            def __getitem__(self, idx):
+                item = {key: val[idx] for key, val in self.encodings.items()}
+                item["idx"] = idx
+                return item
+
+
+        class Classifier(torch.nn.Module):
+            def __init__(self, **kwargs):
+                super().__init__(**kwargs)
+                self.linear = torch.nn.Linear(4, 2)
+
+            def forward(self, input_ids):
+                return self.linear(input_ids)
+
+
+        def run(encodings):
+            clf = Classifier()
+            for batch in DataLoader(Items(encodings), batch_size=8):
+                print(clf(**batch).sum().item())
+        """,
+        True,
+    ),
+    # `model(**batch.data)`: an attribute no binding of which is in sight carries no keys the rule knows
+    "tl301_model_given_an_attribute_of_the_batch": (
+        "TL301",
+        """
+        import torch
+        from torch.utils.data import DataLoader, Dataset
+
+
+        class Items(Dataset):
+            def __init__(self, encodings):
+                self.encodings = encodings
+
+            def __len__(self):
+                return len(self.encodings["input_ids"])
+
+            def __getitem__(self, idx):
+                item = {key: val[idx] for key, val in self.encodings.items()}
+                item["idx"] = idx
+                return item
+
+
+        def train(model, encodings, optimizer):
+            for batch in DataLoader(Items(encodings), batch_size=8):
+                loss = model(**batch.data).loss
+                loss.backward()
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+        False,
+    ),
+    # ... `model(**batch)`: the data set's `idx` goes to forward()
+    "tl301_model_given_the_batch": (
+        "TL301",
+        """
+        import torch
+        from torch.utils.data import DataLoader, Dataset
+
+
+        class Items(Dataset):
+            def __init__(self, encodings):
+                self.encodings = encodings
+
+            def __len__(self):
+                return len(self.encodings["input_ids"])
+
+            def __getitem__(self, idx):
+                item = {key: val[idx] for key, val in self.encodings.items()}
+                item["idx"] = idx
+                return item
+
+
+        def train(model, encodings, optimizer):
+            for batch in DataLoader(Items(encodings), batch_size=8):
+                loss = model(**batch).loss
+                loss.backward()
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+        True,
+    ),
+    # a `**` call of a method of a non-model object, beside a model class: `progress_bar.set_postfix(**logs)`
+    "tl301_kwargs_into_a_progress_bar": (
+        "TL301",
+        """
+        import torch
+        from torch.utils.data import DataLoader, Dataset
+        from tqdm import tqdm
+
+
+        class Items(Dataset):
+            def __init__(self, encodings):
+                self.encodings = encodings
+
+            def __len__(self):
+                return len(self.encodings["input_ids"])
+
+            def __getitem__(self, idx):
+                item = {key: val[idx] for key, val in self.encodings.items()}
+                item["idx"] = idx
+                return item
+
+
+        class Net(torch.nn.Module):
+            def forward(self, input_ids):
+                return input_ids * 2
+
+
+        def run(encodings):
+            net = Net()
+            progress = tqdm(range(8))
+            for batch in DataLoader(Items(encodings), batch_size=8):
+                logs = {"out": net(batch["input_ids"]).sum().item()}
+                progress.set_postfix(**logs)
+        """,
+        False,
     ),
 }
 

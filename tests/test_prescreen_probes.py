@@ -3,10 +3,15 @@ devices and shims, TL302's scopes): each is linted by every rule with and withou
 
 Most of them are findings: they hold the screen to what it must keep. Stop 30 dropped `dict(pin_memory=True)` from
 the screen for a while (`pin_dict_call`), which neither the fixtures nor 56 repositories showed; this set did.
+
+`tests/prescreen_shapes/` holds the modules where a condition was found narrower than its rule (stop 31: calls
+through `self.x = f`, `partial`, an alias or an instance's `__call__`; f-string devices; walrus bindings; a loop's
+`else`; class-body attributes), each a finding the screen hid, its first line saying which fact was missing.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Dict
 
 import pytest
@@ -72,6 +77,17 @@ SHAPES["method_self_call"] = _EMBEDDING + "class T:\n    def get(self):\n       
 SHAPES["nested_closure_param"] = _EMBEDDING + "def outer(ids):\n    def inner():\n        return emb(ids)\n    return inner()\nouter(torch.zeros(3))\n"
 SHAPES["comprehension_local"] = _EMBEDDING + "def run(batches):\n    ids = [b.float() for b in batches]\n    return emb(ids[0])\n"
 SHAPES["starred_unpack"] = _EMBEDDING + "def run():\n    first, *rest = torch.zeros(3), torch.zeros(2)\n    return emb(first)\n"
+
+_HIDDEN_FINDINGS = sorted((Path(__file__).parent / "prescreen_shapes").glob("*.py"))
+
+
+@pytest.mark.parametrize("module", _HIDDEN_FINDINGS, ids=lambda path: path.stem)
+def test_the_screen_keeps_the_findings_it_once_hid(module: Path) -> None:
+    settings = RuleSettings(frozenset(ALL_CODES))
+    text = module.read_text()
+    bypassed = [(d.code, d.location) for d in lint_source(text, module.name, settings, screen=False).diagnostics]
+    assert bypassed, "each shape is a finding: one the rule does not report holds the screen to nothing"
+    assert [(d.code, d.location) for d in lint_source(text, module.name, settings).diagnostics] == bypassed
 
 
 @pytest.mark.parametrize("name", sorted(SHAPES))

@@ -20,10 +20,10 @@ import ast
 import functools
 import itertools
 import re
-from typing import Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from trainlint.amp_entry_points import AMP_APIS, COMPAT_ERRORS
-from trainlint.prescreen_values import MODULE, ModuleValues, last_name, root_name, target_names
+from trainlint.prescreen_values import FUNCTION, MODULE, ModuleValues, last_name, root_name, target_names
 from trainlint.registry import ENTRIES_BY_CODE
 from trainlint.step_words import (
     BACKWARD_METHODS,
@@ -42,9 +42,11 @@ from trainlint.step_words import (
     ITERATION_WRAPPERS,
     LAUNCHER_CLASSES,
     LAUNCHER_NAMES,
+    MODEL_NAME,
     NO_GRAD_WRAPPER,
     NOT_FORWARD,
     OOM_MESSAGE,
+    OPTIMIZER_NAME,
     SEQUENCE_MAKERS,
     STEP_HOOK_NAME,
     TEST_FRAMEWORKS,
@@ -58,6 +60,8 @@ _FLOAT_MAKERS = frozenset(
     {"FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "Tensor", "from_numpy", "loadtxt", "genfromtxt"}
 )
 _SHAPED_MAKERS = frozenset({"zeros", "ones", "empty"})  # mirror TL302's SHAPED_FACTORIES
+# mirror TL302's FLOAT_TENSOR_TYPES, by last name: `torch.LongTensor(ids)` makes no float tensor
+_FLOAT_TENSOR_TYPES = frozenset({"FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "Tensor"})
 _FLOAT_WORD = re.compile(r"float|double|half|single")
 _INDEX_SINKS = frozenset({"Embedding", "EmbeddingBag", "embedding", "embedding_bag", "cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss"})
 _INDEX_FUNCTIONS = frozenset({"embedding", "embedding_bag", "cross_entropy", "nll_loss"})  # functional: given the indices
@@ -92,10 +96,20 @@ _FILE_READERS = frozenset({"load", "loadtxt", "genfromtxt", "fromfile", "File"})
 )
 _TF_PIPELINES = frozenset({"from_tensor_slices", "from_tensors", "fit"})
 _SPLITTERS = frozenset({"split", "chunk", "tensor_split"})
+_LIST_GROWERS = frozenset({"append", "extend", "insert"})  # mirror the placement's LIST_GROWERS
 # What TrainingLoops strips from a loop's iterable before asking whether it is a loader, by last name.
 _ITERATION_WRAPPERS = frozenset(wrapper.rsplit(".", 1)[-1] for wrapper in ITERATION_WRAPPERS)
+# Mirror rules/step_memory/tl405_missing_zero_grad.py: what builds an optimizer (by qualified name), and the calls
+# whose receivers its `_models_optimized` takes for the models an optimizer is built over.
+_TORCH_OPTIMIZERS = "torch.optim."
+_NOT_OPTIMIZERS = ("torch.optim.lr_scheduler.", "torch.optim.swa_utils.")
+_PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})
+# What TL302's `_iterated_source` iterates through to its arguments: `enumerate`, `zip`, a wrapper keeping items, a
+# `DataLoader` (by last name, wider than the rule's qualified names: a `DataLoader` given a `collate_fn` too).
+_ITEM_KEEPERS = frozenset({"enumerate", "zip", "DataLoader", *_ITERATION_WRAPPERS})
 # Functions whose moves TL103 takes as per batch already (see its `_per_batch`).
 _PER_ITEM_FUNCTIONS = frozenset({"__getitem__", "__iter__", "collate", "collate_fn"})
+_CONSTRUCTION = frozenset({"__new__", "__init__", "__post_init__"})  # what calling a class of the module runs
 
 
 class _Place(NamedTuple):
@@ -149,7 +163,8 @@ class Features:
         self._functional_index_values: List[Tuple[ast.AST, ast.AST]] = []  # `F.embedding(v, w)`: the callee, `v`
         self._list_subscripts: List[Tuple[str, ast.AST]] = []  # `xs[i]`: the name and the index
         self._sequence_names: Set[str] = set()  # names some binding makes a Python list (`xs = []`, `list(...)`)
-        self._kwargs_callees: List[Tuple[ast.AST, int]] = []  # `f(**batch)`, `self.f.forward(**b)`: the dotted callee, its line
+        # `f(**batch)`, `self.f.forward(**b)`: the dotted callee, its line, what the first `**` unpacks
+        self._kwargs_callees: List[Tuple[ast.AST, int, ast.AST]] = []
         self.defines_forward = False  # a `def forward(`: a model class of this module, whatever its instances are called
         # where TL301's batch keys can come from: a `def __getitem__` (a Dataset here), an import of Hugging Face
         # `datasets`, a `collate_fn=` keyword (a collate function here building the batch)
@@ -168,12 +183,12 @@ class Features:
         self._forwarding_functions: Set[str] = set()  # defs with a `**` parameter; classes whose `__init__` has one
         self._classes_with_init: Set[str] = set()  # classes defining an `__init__`
         self._whole_calls: List[Tuple[ast.Call, int]] = []  # calls outside loops and per-item code, with their scope: TL103's moves
-        self._move_calls: List[Tuple[ast.Call, Tuple[int, ...]]] = []  # calls that may move (`_may_move`), with their functions
         self._names_cuda_tensor_type = False  # `torch.cuda.FloatTensor` named: any call may be one, through an alias
         # a file of tests, where TL404 takes `def test_*` for a test: by its name, or an import of pytest/unittest
         self._holds_tests = collected_as_tests(path)
         self._tree = tree
         self._walk(tree)
+        self._resolve_calls_through_bindings()
 
     # ----- the walk ---------------------------------------------------------------------
 
@@ -184,13 +199,15 @@ class Features:
     def _walk(self, tree: ast.AST) -> None:
         self._following: Set[Tuple[str, str]] = set()  # (question, name) pairs `_all_bindings` is following
         self.values = ModuleValues()  # every binding by scope: what TL401's and TL104's values may be
-        self._method_class: Dict[int, str] = {}  # ids of the defs directly in a class body -> the class's name
+        self._method_class: Dict[int, ast.ClassDef] = {}  # ids of the defs directly in a class body -> the class
         self._function_classes: List[Optional[str]] = []  # function id -> the class it is a method of
         self._class_bases: Dict[str, Set[str]] = {}  # class name -> its bases' last names
         self._class_names: Set[str] = set()  # classes defined anywhere in the module
         self._counters: Dict[str, int] = {}  # `for i in range(n)`, `for i, x in enumerate(xs)`: bindings of integers
         self._augmented: Dict[str, int] = {}  # `x += v` by name: a binding TL302 follows to nothing
         self._comprehension_targets: Dict[str, int] = {}  # names a comprehension binds, how often: no binding outside it
+        self._comprehension_bound: Set[Tuple[int, str]] = set()  # (scope around the comprehension, a target it binds)
+        self._counted_iterations: Set[Tuple[int, str, int]] = set()  # (scope, counter, id of the iterable) of a `for` loop
         self._comprehension_reads: Dict[int, bool] = {}  # ids of reads of a comprehension's own target -> counted by range
         self._code_bindings: Dict[str, int] = {}  # bindings by an import, an undecorated def or a class
         self._first_module_code: Dict[str, int] = {}  # name -> line of the first module-level import/def/class binding it
@@ -216,18 +233,26 @@ class Features:
         self._grad_free: Set[int] = set()  # functions decorated like `@torch.no_grad()`
         self._grad_free_hooks: Set[int] = set()  # functions named like the hooks Lightning runs without grad
         self._no_grad_blocks: List[Tuple[Tuple[int, ...], Tuple[int, int], Tuple[int, int]]] = []  # functions, start, end
+        self._grad_switches: List[Tuple[ast.Call, int]] = []  # `torch.set_grad_enabled(False)` as a statement, its scope
+        self._stored_attributes: Set[str] = set()  # `x.name = v` (any store): a `self.name(...)` may run what it holds
         self._loops_for_eval: List[Tuple[ast.AST, Tuple[int, ...], bool]] = []  # loops for TL404: node, functions, held out
+        self._calls_by_function: Dict[int, List[ast.Call]] = {}  # function id -> its calls, nested functions' too (lazily)
         self._called: Set[str] = set()  # last names of every callee
+        # `make = BatchLoader`, `self.update = partial(sgd_update, ...)`, `self.step_fn = Step(...)`: by the target's
+        # last name, what calling it may run (see `_callable_names`)
+        self._callable_values: Dict[str, Set[str]] = {}
         self._loop_steps: Dict[ast.AST, Set[_Step]] = {}  # loop -> its `.step(...)` calls
         self._function_steps: Dict[int, Set[_Step]] = {}  # function id -> the same
-        self._own_zero_grads: Set[int] = set()  # functions with an `x.zero_grad()` of their own (not in a nested def)
+        self._zero_grad_functions: Set[int] = set()  # functions with an `x.zero_grad()` in their body, nested defs too
         # loop -> the dotted `x` of each `x.zero_grad()` in its body, nested code too ("" where `x` is not dotted)
         self._loop_zero_grads: Dict[ast.AST, Set[str]] = {}
         self._loop_plain_calls: Dict[ast.AST, Set[str]] = {}  # loop -> names it calls as plain names, `f(...)`
-        self._top_level: Dict[str, List[int]] = {}  # module-level function name -> its ids
+        self._loop_function: Dict[ast.AST, Optional[int]] = {}  # loop -> the function it is in (None: module code)
+        self._plain_functions: Dict[str, List[int]] = {}  # name of a function that is no method -> its ids
+        self._called_by_function: Dict[int, Set[int]] = {}  # function id -> what TL405 surely runs from it, once asked
         self._top_level_defs: Dict[str, List[ast.AST]] = {}  # ... -> its definitions
-        self._optimizers_built: Set[str] = set()  # `x = <...optim...>(...)`: the dotted targets
-        self._optim_names: Set[str] = set()  # names an import binds from or to something named `optim`
+        self._calls_assigned: List[Tuple[str, List[str]]] = []  # `x = f(...)`: the dotted callee, the dotted targets
+        self._imported: Dict[str, Set[str]] = {}  # name an import binds -> what it may stand for (`optim` -> `torch.optim`)
         # every name bound in the module, how often (a cast may be shadowed; a name is followed only if all agree)
         self._bindings: Dict[str, int] = {}
         self._plain_values: Dict[str, List[ast.AST]] = {}  # `name = value` (one name per target): the values
@@ -277,9 +302,7 @@ class Features:
                     self._augmented[node.target.id] = self._augmented.get(node.target.id, 0) + 1  # type: ignore[attr-defined]
                 if isinstance(node.op, (ast.Add, ast.Sub)) and not isinstance(node.value, ast.Constant):  # type: ignore[attr-defined]
                     self._accumulated(_Place(functions, loops, local_loops), node.value, node.target)  # type: ignore[attr-defined]
-            elif kind is ast.NamedExpr:
-                self.values.record_assignment([node.target], node.value, _scope(functions))  # type: ignore[attr-defined]
-            elif kind is ast.Assign or kind is ast.AnnAssign:
+            elif kind is ast.Assign or kind is ast.AnnAssign or kind is ast.NamedExpr:
                 self._assigned(node, _Place(functions, loops, local_loops))
             elif kind is ast.ImportFrom or kind is ast.Import:
                 self._aliases.update((alias.asname, alias.name.rsplit(".", 1)[-1]) for alias in node.names if alias.asname)  # type: ignore[attr-defined]
@@ -303,11 +326,7 @@ class Features:
                         for alias in node.names  # type: ignore[attr-defined]
                         if alias.name == "torch" or (alias.asname is None and alias.name.startswith("torch."))
                     )
-                self._optim_names.update(
-                    (alias.asname or alias.name).split(".")[0]
-                    for alias in node.names  # type: ignore[attr-defined]
-                    if "optim" in module or "optim" in alias.name
-                )
+                self._record_import(node)  # type: ignore[arg-type]
                 for alias in node.names:  # type: ignore[attr-defined]
                     if "cuda" in module or "cuda" in alias.name:  # `from torch.cuda.amp import autocast`, `import torch.cuda.amp as A`
                         self._cuda_imports.add(alias.asname or alias.name.split(".")[0])
@@ -321,23 +340,24 @@ class Features:
                 self._names.append(name)
                 self._function_nodes.append(node)
                 self._callees.append(set())
-                self._function_classes.append(self._method_class.get(id(node)))
+                owner = self._method_class.get(id(node))
+                self._function_classes.append(owner.name if owner is not None else None)
                 self._bind(name)
                 if not node.decorator_list:  # type: ignore[attr-defined]
                     self._bind_code([name], node, module_statements, functions)  # a `@property` holds a value
-                if self.values.record_function(name, _scope(functions), id(node) in self._method_class) != index:
+                if self.values.record_function(name, _scope(functions), owner is not None) != index:
                     raise AssertionError("function ids out of step")
                 self.values.record_parameters(index, node.args)  # type: ignore[attr-defined]
                 if node in top_level:
-                    self._top_level.setdefault(name, []).append(index)
                     self._top_level_defs.setdefault(name, []).append(node)
+                if owner is None:
+                    self._plain_functions.setdefault(name, []).append(index)
                 if name.startswith("test_"):
                     self._in_tests.add(index)
-                owner = self._method_class.get(id(node))
                 if name == "__init__" and owner is not None:
-                    self._classes_with_init.add(owner)
+                    self._classes_with_init.add(owner.name)
                 if node.args.kwarg is not None:  # type: ignore[attr-defined]
-                    self._forwarding_functions.update([name] if name != "__init__" or owner is None else [name, owner])
+                    self._forwarding_functions.update([name] if name != "__init__" or owner is None else [name, owner.name])
                 if any(_names_no_grad(d) for d in node.decorator_list):  # type: ignore[attr-defined]
                     self._grad_free.add(index)
                 elif GRAD_FREE_HOOK.match(name):
@@ -370,13 +390,18 @@ class Features:
                 self._class_names.add(node.name)  # type: ignore[attr-defined]
                 self._bind_code([node.name], node, module_statements, functions)  # type: ignore[attr-defined]
                 self.values.record_class(node.name, _scope(functions))  # type: ignore[attr-defined]
-                self._method_class.update((id(n), node.name) for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))  # type: ignore[attr-defined]
+                for statement in node.body:  # type: ignore[attr-defined]
+                    if isinstance(statement, ast.Assign) or (isinstance(statement, ast.AnnAssign) and statement.value):
+                        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+                        self.values.record_class_attribute(targets, statement.value, _scope(functions))  # type: ignore[arg-type]
+                self._method_class.update((id(n), node) for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))  # type: ignore[attr-defined,misc]
                 self._class_bases.setdefault(node.name, set()).update(map(last_name, node.bases))  # type: ignore[attr-defined]
                 stack.extend((child, functions, loops, 0, per_batch) for child in _children(node))
                 continue
             elif kind is ast.For or kind is ast.AsyncFor or kind is ast.While:
                 self._loop_calls[node] = set()
                 self._loop_plain_calls[node] = set()
+                self._loop_function[node] = functions[-1] if functions else None
                 held_out = kind is not ast.While and _names_held_out_data(node.iter)  # type: ignore[attr-defined]
                 self._loops_for_eval.append((node, functions, held_out))
                 if kind is not ast.While:
@@ -384,6 +409,7 @@ class Features:
                     counter = _counter_name(node.target, node.iter)  # type: ignore[attr-defined]
                     if counter:
                         self._counters[counter] = self._counters.get(counter, 0) + 1
+                        self._counted_iterations.add((_scope(functions), counter, id(node.iter)))  # type: ignore[attr-defined]
                 inner = (functions, loops + (node,), local_loops + 1, True)
                 stack.extend((child, *inner) for child in _children(node))
                 continue
@@ -393,8 +419,11 @@ class Features:
                 self._comprehension_scope(node)  # type: ignore[arg-type]
                 for generator in node.generators:  # type: ignore[attr-defined]
                     self.values.record_iteration(generator.target, generator.iter, _scope(functions))
+                    self._comprehension_bound.update((_scope(functions), name) for name in target_names(generator.target))
                 per_batch = True
             elif kind is ast.Attribute:
+                if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
+                    self._stored_attributes.add(node.attr)  # type: ignore[attr-defined]
                 # `torch.cuda.FloatTensor` named anywhere: a call through any alias of it moves data
                 if node.attr.endswith("Tensor") and last_name(node.value) == "cuda":  # type: ignore[attr-defined]
                     self._names_cuda_tensor_type = True
@@ -411,6 +440,8 @@ class Features:
                     self._no_grad_blocks.append((functions, start, (node.end_lineno, node.end_col_offset)))  # type: ignore[attr-defined]
             elif kind is ast.Try or kind.__name__ == "TryStar":
                 self._handlers.extend(node.handlers)  # type: ignore[attr-defined]
+            elif kind is ast.Expr and type(node.value) is ast.Call and last_name(node.value.func) == "set_grad_enabled":  # type: ignore[attr-defined]
+                self._grad_switches.append((node.value, _scope(functions)))  # type: ignore[attr-defined]
             stack.extend((child, functions, loops, local_loops, per_batch) for child in _children(node))
 
     def _call(self, call: ast.Call, here: "_Place", per_batch: bool) -> None:
@@ -434,12 +465,12 @@ class Features:
             self.cuts_batches = True
         if not per_batch:
             self._whole_calls.append((call, _scope(here.functions)))
-        if _may_move(call, name):
-            self._move_calls.append((call, here.functions))
         func = call.func
         if not isinstance(func, ast.Attribute):
             return
         method = func.attr
+        if method in _LIST_GROWERS:
+            self.values.record_growth(func.value, call.args, _scope(here.functions))
         training = backward = False
         if method in BACKWARD_METHODS:
             training = backward = True
@@ -456,10 +487,11 @@ class Features:
         elif method in ("eval", "train") and _is_dotted(func.value) and _sets_eval_mode(call):
             self._mode_calls.append((call, here.functions, (call.lineno, call.col_offset)))
         elif method == "zero_grad":
-            self._own_zero_grads.update(here.functions[-1:])
+            self._zero_grad_functions.update(here.functions)
             receiver = _dotted(func.value)
             for loop in here.loops:
-                self._loop_zero_grads.setdefault(loop, set()).add(receiver)
+                if _in_body(loop, call):  # TL405 reads a loop's body only: not a `while` test, not its `else`
+                    self._loop_zero_grads.setdefault(loop, set()).add(receiver)
         if method == "step":
             key = _step(call)
             for function in here.functions:
@@ -482,8 +514,9 @@ class Features:
         func = call.func
         if isinstance(func, ast.Attribute) and func.attr == "forward":
             func = func.value
-        if isinstance(func, (ast.Name, ast.Attribute)):
-            self._kwargs_callees.append((func, call.lineno))
+        if _is_dotted(func):  # `BatchKeys.is_model_like`: a callee that is no dotted name (`super().__init__`) is none
+            batch = next(keyword.value for keyword in call.keywords if keyword.arg is None)  # the rule reads the first `**`
+            self._kwargs_callees.append((func, call.lineno, batch))
 
     def _workers_call(self, call: ast.Call, name: str) -> None:
         if any(k.arg == "num_workers" and not _is_zero(k.value) for k in call.keywords):
@@ -571,17 +604,64 @@ class Features:
             self._accumulated(here, value, targets[0])
         elif len(targets) == 1 and isinstance(targets[0], ast.Subscript) and not isinstance(value, ast.Constant):
             self._accumulated(here, value, targets[0])
-        if here.local_loops and not adds_to_itself:  # TL401's `_resets`: a binding that starts a name afresh in its loop
+        resets = here.local_loops and not adds_to_itself and not isinstance(node, ast.NamedExpr)
+        if resets:  # TL401's `_resets`: a binding statement that starts a name afresh in its loop (a walrus: left to the rule)
             self._loop_resets.update((id(here.loops[-1]), name) for target in targets for name in target_names(target))
         if isinstance(value, ast.Call):
             made = value.func.id if isinstance(value.func, ast.Name) else last_name(value.func)
             made = self._aliases.get(made, made)
             if made in _INDEX_MODULES:
                 self._index_modules.update((_dotted(t), _INDEX_MODULES[made]) for t in targets if _dotted(t))
-        if isinstance(value, ast.Call) and self._may_build_optimizer(value.func):
-            self._optimizers_built.update(filter(None, map(_dotted, targets)))
+        if isinstance(value, ast.Call) and _dotted(value.func):
+            self._calls_assigned.append((_dotted(value.func), [t for t in map(_dotted, targets) if t]))
         if here.functions and self._names[here.functions[-1]] == "__init__" and _history_shaped(value):
             self._history_attributes.update(t.attr for t in targets if _is_self_attribute(t))
+        callables = _callable_names(value)
+        for target in targets if callables else ():
+            if isinstance(target, (ast.Name, ast.Attribute)):
+                self._callable_values.setdefault(last_name(target), set()).update(callables)
+
+    def _resolve_calls_through_bindings(self) -> None:
+        """Widen what each function and loop calls to what the analyses' ``Names.resolve_callable`` may resolve
+        those calls to: through the bindings of the callee's last name (``self.update = sgd_update``; a ``partial``;
+        an instance's ``__call__``), and a class's construction (``Evaluation(model, loader)`` runs its
+        ``__init__``), transitively. Decided after the walk, once every binding is known; callees stay matched by
+        last name, so ``__init__`` stands for every class's."""
+        if not self._callable_values and not self._class_names:
+            return
+        for callees in itertools.chain(self._callees, self._loop_calls.values(), [self._called]):
+            callees |= self._may_call(callees)
+
+    def _may_call(self, names: Set[str]) -> Set[str]:
+        """The last names a call of any of ``names`` may run (see :meth:`_resolve_calls_through_bindings`), the import
+        aliases' original names included."""
+        found = set(names)
+        pending = list(names)
+        while pending:
+            name = pending.pop()
+            more = set(self._callable_values.get(name, ()))
+            if name in self._aliases:
+                more.add(self._aliases[name])
+            if name in self._class_names:
+                more |= _CONSTRUCTION
+            more -= found
+            found |= more
+            pending.extend(more)
+        return found
+
+    @functools.cached_property
+    def _callers_by_callee(self) -> Dict[str, Set[str]]:
+        """For each last name a call may run, the last names of the calls that may run it (:meth:`_may_call`)."""
+        found: Dict[str, Set[str]] = {}
+        for name in self.values.called_names():
+            for callee in self._may_call({name}):
+                found.setdefault(callee, set()).add(name)
+        return found
+
+    def _calls_that_may_run(self, function: str) -> List[Tuple[ast.Call, int]]:
+        """The calls that may run a function of this name, with their scopes: by its name, or through a binding."""
+        names = self._callers_by_callee.get(function, set()) | {function}
+        return [found for name in sorted(names) for found in self.values.scoped_calls_named(name)]
 
     def _appended(self, receiver: ast.AST, here: "_Place", element: Optional[ast.AST]) -> None:
         """Mirror TL402: an append to ``self.x``/``self.x[k]``, or to a name inside two loops of its own function,
@@ -622,11 +702,32 @@ class Features:
             return not self._all_bindings("device tensor", element.id, lambda v: not self._may_be_device_tensor(v))
         return True
 
-    def _may_build_optimizer(self, func: ast.AST) -> bool:
-        """A callee whose qualified name may start with ``torch.optim.``: its dotted text names ``optim``, or its
-        first name was imported from or as something named so (``from torch.optim import AdamW as A``)."""
-        text = _dotted(func) or ""
-        return "optim" in text or text.split(".")[0] in self._optim_names
+    def _record_import(self, node: "ast.Import | ast.ImportFrom") -> None:
+        """Mirror ``trainlint.analysis.imports``' table: ``import a.b`` binds ``a`` to ``a``, ``import a.b as c`` binds
+        ``c`` to ``a.b``, ``from a import b as c`` binds ``c`` to ``a.b`` (not a relative or a star import). Every
+        binding is kept where the rule keeps the last: what a name may stand for."""
+        if isinstance(node, ast.ImportFrom):
+            if node.level or not node.module:
+                return
+            pairs = [(alias.asname or alias.name, f"{node.module}.{alias.name}") for alias in node.names if alias.name != "*"]
+        else:
+            pairs = [(alias.asname, alias.name) if alias.asname else (alias.name.split(".")[0],) * 2 for alias in node.names]
+        for local, qualified in pairs:
+            self._imported.setdefault(local, set()).add(qualified)
+
+    @functools.cached_property
+    def _optimizers_built(self) -> Set[str]:
+        """The dotted targets of ``x = f(...)`` where ``f`` may build an optimizer: judged once the walk has met every
+        import (it meets statements out of order)."""
+        return {target for func, targets in self._calls_assigned if self._may_build_optimizer(func) for target in targets}
+
+    def _may_build_optimizer(self, func: str) -> bool:
+        """Mirror TL405's ``_built_by_torch_optim``: a callee whose qualified name (its first name as some import
+        binds it) may start with ``torch.optim.`` but not name a scheduler (``torch.optim.lr_scheduler.``); not
+        ``get_scheduler`` imported from ``diffusers.optimization``."""
+        head, _, rest = func.partition(".")
+        qualified = (f"{target}.{rest}" if rest else target for target in self._imported.get(head, ()))
+        return any(q.startswith(_TORCH_OPTIMIZERS) and not q.startswith(_NOT_OPTIMIZERS) for q in qualified)
 
     def _module_takes_float(self) -> bool:
         """Mirror TL302's ``_made_by``/``_forward_embeds``: a call of an embedding or index criterion bound here
@@ -726,7 +827,7 @@ class Features:
             elif isinstance(value, ast.Call):
                 func = value.func
                 name = self._aliases.get(func.id, func.id) if isinstance(func, ast.Name) else last_name(func)
-                if name.endswith("Tensor") or (name in self._names and self._may_return_float(name)):
+                if name in _FLOAT_TENSOR_TYPES or (name in self._names and self._may_return_float(name)):
                     return True
                 if name in _DATA_FACTORIES:
                     return self._factory_may_make_float(value, name)
@@ -774,17 +875,25 @@ class Features:
         """Mirror TL302's reaching binding by scope, wider: a name the function (or the module) reading it binds
         itself, by assignment (``x, y = batch`` too: the whole value, wider than the rule's element of it) or as a
         parameter, may be float only where one of those values may be, or a call of the function here may pass one
-        (a hook the module never calls, ``training_step(self, batch)``, is passed nothing). A with/except name holds
-        nothing the rule follows. None where the scope leaves the name open (a loop, comprehension or ``*args``
-        target, a name declared ``global``/``nonlocal``, one bound only by a scope around): the module-wide
-        following decides. A name met again while its scope's bindings are read adds nothing."""
+        (a hook the module never calls, ``training_step(self, batch)``, is passed nothing), or, as a ``for`` target,
+        where iterating one of its iterables may (:meth:`_iteration_may_be_float`). A with/except name holds nothing
+        the rule follows. None where the scope leaves the name open (a comprehension or ``*args`` target, a name
+        declared ``global``/``nonlocal``, one bound only by a scope around): the module-wide following decides. A
+        name met again while its scope's bindings are read adds nothing."""
         scope = self._scopes.get(id(name), MODULE)
         following = ("local float", scope, name.id)
         if following in self._following:
             return False
         values = self.values.scoped_values(scope, name.id)
+        iterables: List[ast.AST] = []
         if values is None:
-            return None
+            # a comprehension here binds its target in a scope of its own, which a read outside it does not see
+            iterables = self.values.scoped_iterables(scope, name.id) if (scope, name.id) not in self._comprehension_bound else None  # type: ignore[assignment]
+            if iterables is None:
+                return None
+            if not self._redefines_range_or_enumerate:  # `_iterated_source`: a count of `range`/`enumerate` is no float
+                iterables = [i for i in iterables if (scope, name.id, id(i)) not in self._counted_iterations]
+            values = self.values.assigned_in(scope, name.id)
         if self.values.is_parameter(scope, name.id):
             if self._names[scope] in ("__init__", "__call__"):  # a class's: it may run under any name
                 return None
@@ -792,9 +901,47 @@ class Features:
                 values = values + [value for value, _ in self.values.passed((scope, name.id), unpacked=False)]
         self._following.add(following)
         try:
-            return any(map(self._may_be_float, values))
+            return any(map(self._may_be_float, values)) or any(map(self._iteration_may_be_float, iterables))
         finally:
             self._following.discard(following)
+
+    def _iteration_may_be_float(self, iterable: ast.AST) -> bool:
+        """Mirror TL302's ``_iterated_source``, wider (any item): whether iterating ``iterable`` may give a float
+        tensor the rule follows to its maker. A name: what its own scope assigns it, iterated (the rule follows an
+        iterable's name only to an assignment of it: a parameter, ``for b in enumerate(loader)`` in a function
+        handed ``loader``, gives it nothing); a display: its elements; a comprehension: its element; a call:
+        any argument iterated where it is ``enumerate``, ``zip``, a wrapper keeping items (``tqdm``) or a
+        ``DataLoader``, a ``TensorDataset``'s arguments, what a ``__getitem__`` here returns (a data set of this
+        module), and the call itself, as the rows of a tensor (``_float_source``; a function of this module, even
+        one named ``DataLoader``, through its returns); anything else: itself."""
+        if isinstance(iterable, ast.Name):
+            scope = self._scopes.get(id(iterable), MODULE)
+            values = self.values.scoped_values(scope, iterable.id)
+            following = ("iterated", scope, iterable.id)
+            if values is None or following in self._following:
+                return values is None
+            self._following.add(following)
+            try:
+                return any(map(self._iteration_may_be_float, values))
+            finally:
+                self._following.discard(following)
+        if isinstance(iterable, (ast.List, ast.Tuple, ast.Set)):
+            return any(
+                self._iteration_may_be_float(e.value) if isinstance(e, ast.Starred) else self._may_be_float(e) for e in iterable.elts
+            )
+        if isinstance(iterable, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+            return self._may_be_float(iterable.elt)
+        if isinstance(iterable, ast.Call) and iterable.args:
+            func = iterable.func
+            name = self._aliases.get(func.id, func.id) if isinstance(func, ast.Name) else last_name(func)
+            arguments = [a.value if isinstance(a, ast.Starred) else a for a in iterable.args]
+            if name in _ITEM_KEEPERS and any(map(self._iteration_may_be_float, arguments)):
+                return True
+            if name == "TensorDataset" and any(map(self._may_be_float, arguments)):
+                return True
+            if "__getitem__" in self._names and self._may_return_float("__getitem__"):
+                return True
+        return self._may_be_float(iterable)
 
     @functools.cached_property
     def _scopes(self) -> Dict[int, int]:
@@ -1028,18 +1175,16 @@ class Features:
         module that may forward ``**kwargs`` to a DataLoader (``placement.forwarded_loader_arguments``: one with a
         ``**`` parameter, or a class without an ``__init__`` of its own). A method of anything else
         (``wds.WebLoader(..., pin_memory=True)``) pins nothing the rule reads."""
-        name = self._aliases.get(last_name(func), last_name(func))
-        if name == "DataLoader":
+        names = self._may_call({last_name(func)})  # through an alias or a `partial` too (`make = BatchLoader`)
+        if "DataLoader" in names:
             return True
         if positional:
             return False
-        if self._may_pin_a_tensor(func) or name in _KEYWORD_DICTS:  # the rule reads a `**` dict's keywords
+        if self._may_pin_a_tensor(func) or not names.isdisjoint(_KEYWORD_DICTS):  # the rule reads a `**` dict's keywords
             return True
-        if name in self._forwarding_functions:
+        if not names.isdisjoint(self._forwarding_functions):
             return True
-        if name in self._class_names:
-            return name not in self._classes_with_init or name in self._forwarding_functions
-        return False
+        return any(n in self._class_names and n not in self._classes_with_init for n in names)
 
     def _may_pin_a_tensor(self, func: ast.AST) -> bool:
         """A callee whose ``pin_memory=`` TL104 reads as a tensor factory's, ``torch.<name>`` by its qualified name:
@@ -1134,11 +1279,26 @@ class Features:
 
     @functools.cached_property
     def _kwargs_code_callees(self) -> List[ast.AST]:
-        return [func for func, line in self._kwargs_callees if not self._names_code(func, line)]
+        return [func for func, line, batch in self._kwargs_callees if not self._names_code(func, line) and self._may_carry_keys(batch)]
+
+    def _may_carry_keys(self, batch: ast.AST) -> bool:
+        """Mirror ``BatchKeys._keys``, wider: only a name, ``x.a`` that may be bound (:meth:`_may_be_bound`), a dict
+        comprehension or a call may carry keys the rule knows; a dict display, a subscript, ``load_model.config`` or
+        ``a.b.c`` carry none it can tell."""
+        return isinstance(batch, (ast.DictComp, ast.Call)) or self._may_be_bound(batch)
+
+    def _may_be_bound(self, expression: ast.AST) -> bool:
+        """Whether ``Names.reaching`` may give ``expression`` a binding: a name, or ``x.a`` where the module stores some
+        attribute ``a`` (it binds ``self.a`` alone among attributes, to the class's stores)."""
+        if isinstance(expression, ast.Attribute):
+            return isinstance(expression.value, ast.Name) and expression.attr in self._stored_attributes
+        return isinstance(expression, ast.Name)
 
     @functools.cached_property
     def calls_with_kwargs(self) -> bool:
-        return bool(self._kwargs_code_callees)
+        """A ``**`` call of what may be an instance of a class of this module (``BatchKeys._instantiated_class``
+        follows the bindings that reach the callee: :meth:`_may_be_bound`), not ``progress_bar.set_postfix(**logs)``."""
+        return any(map(self._may_be_bound, self._kwargs_code_callees))
 
     @functools.cached_property
     def calls_model_with_kwargs(self) -> bool:
@@ -1181,11 +1341,21 @@ class Features:
     @functools.cached_property
     def moves_a_read_value(self) -> bool:
         """TL103's data set: a whole-file read that some move outside loops and per-item code may hold (any call there
-        may be a move where a CUDA tensor type is named: ``T = torch.cuda.FloatTensor; T(np.load(p))``)."""
+        may be a move where a CUDA tensor type is named: ``T = torch.cuda.FloatTensor; T(np.load(p))``), followed as
+        the rule's ``_whole_read`` follows it from what the move moves: through no attribute's stores."""
         if not self.reads_whole_file:
             return False
         moves = [(c, scope) for c, scope in self._whole_calls if self._names_cuda_tensor_type or self._moves(c)]
-        return any(self.values.may_hold(m, s, self._reads_a_file) for m, s in moves)
+        return any(self.values.may_hold(self._moved_value(m), s, self._reads_a_file, attributes=False) for m, s in moves)
+
+    def _moved_value(self, call: ast.Call) -> ast.AST:
+        """Mirror TL103's ``_moved_value``: what a move moves, the only value the rule follows back to a read: the
+        receiver of a method of a value (``x.to(device)``, ``x.cuda()``: a callee that no import names), else the
+        first argument (``torch.tensor(data, device=device)``, not its ``dtype=t.dtype``), else the call itself."""
+        func = call.func
+        if isinstance(func, ast.Attribute) and not self.values.is_imported(_dotted(func).split(".")[0]):
+            return func.value
+        return call.args[0] if call.args else call
 
     @functools.cached_property
     def builds_tf_pipeline(self) -> bool:
@@ -1193,25 +1363,12 @@ class Features:
 
     def _loader_may_hold_a_move(self) -> bool:
         """TL101's and TL102's question, as the placement's ``loader_batches`` asks it but wider: may some DataLoader's
-        data set or collate function hold a move? Followed through ``ModuleValues.may_hold``; a class or def holds
-        one wherever in its body the move is (``__init__`` storing moved tensors, ``__getitem__`` returning them, a
-        collate factory's inner function), and so do its subclasses. A ``*``/``**`` argument may pass anything."""
+        data set or collate function hold a move? Followed through ``ModuleValues.may_hold``, with the classes that
+        hold one (:meth:`_classes_holding_a_move`). A ``*``/``**`` argument may pass anything."""
         if self._names_cuda_tensor_type:
             return True
-        definitions: Set[str] = set()
-        for call, functions in self._move_calls:
-            if self._moves(call):
-                definitions.update(self._names[f] for f in functions)
-                definitions.update(filter(None, (self._function_classes[f] for f in functions)))
-        grown = True
-        while grown:
-            grown = False
-            for name, bases in self._class_bases.items():
-                if name not in definitions and not bases.isdisjoint(definitions):
-                    definitions.add(name)
-                    grown = True
-        moving_class = not definitions.isdisjoint(self._class_names)
-        holding = frozenset(definitions)
+        holding = self._classes_holding_a_move()
+        moving_class = bool(holding)
         loader_names = ["DataLoader", *(alias for alias, name in self._aliases.items() if name == "DataLoader")]
         for call, scope in (found for name in loader_names for found in self.values.scoped_calls_named(name)):
             if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
@@ -1222,6 +1379,33 @@ class Features:
             if any(self.values.may_hold(v, scope, self._moves, holding) for v in given):
                 return True
         return False
+
+    def _classes_holding_a_move(self) -> FrozenSet[str]:
+        """The classes whose instances may hold a move, as the placement's ``trace`` reads an instance (what its
+        ``__getitem__`` returns, ``_instance_trace``; a collator's ``__call__``, ``_function_value``) but wider: a class
+        some method of which (by its name, in any class) may return a move, or read one stored on an attribute
+        (``self.x = x.to(device)``, ``self.xs.append(...)``); and its subclasses. Not a move made and used up in a
+        method (``mean = torch.as_tensor(m, device=t.device)`` in ``t.sub(mean)``: a method's arguments are not
+        followed). Grown to a fixed point: an instance of such a class stored on an attribute
+        (``self.inner = Moved()``) makes a wrapper's ``__getitem__`` return it."""
+        methods: Dict[str, Set[str]] = {}
+        for function, owner in enumerate(self._function_classes):
+            if owner is not None:
+                methods.setdefault(owner, set()).add(self._names[function])
+        holding: FrozenSet[str] = frozenset()
+        while True:
+            holders = self.values.holders(self._moves, holding)
+            found = {name for name, names in methods.items() if any((FUNCTION, m) in holders for m in names)}
+            grown = True
+            while grown:
+                grown = False
+                for name, bases in self._class_bases.items():
+                    if name not in found and not bases.isdisjoint(found | holding):
+                        found.add(name)
+                        grown = True
+            if found <= holding:
+                return holding
+            holding = holding | found
 
     def _moves(self, call: ast.Call) -> bool:
         """A call the placement's ``move`` may take for a move to an accelerator, decided once the walk has seen every
@@ -1253,6 +1437,8 @@ class Features:
             return True
         if isinstance(node, ast.Constant):
             return isinstance(node.value, str)
+        if isinstance(node, ast.JoinedStr):  # `f"cuda:{rank}"`
+            return True
         if isinstance(node, ast.IfExp):
             return self._may_name_a_device(node.body, depth + 1) or self._may_name_a_device(node.orelse, depth + 1)
         if isinstance(node, ast.Call):
@@ -1375,43 +1561,176 @@ class Features:
 
     def _may_miss_zero_grad(self, loop: ast.AST) -> bool:
         """Mirror TL405: a loop that runs a backward and steps something, unless it steps one thing (so one
-        optimizer at most) and calls a ``zero_grad()`` itself (with one optimizer, any ``zero_grad`` clears), or
-        every optimizer it steps has its own ``zero_grad()`` in the loop (a GAN's ``opt_g``/``opt_d``: the rule's
-        ``_clears`` takes a receiver of the stepped optimizer's very name)."""
+        optimizer at most) and a ``zero_grad()`` surely runs in its iterations (with one optimizer, any clears), or
+        every optimizer it steps is surely cleared by a ``zero_grad()`` in its body (:meth:`_surely_clears`)."""
         reached = _close_over_callees(self._loop_calls[loop], self._names, self._callees)
         steps = set(self._loop_steps.get(loop, ()))
         for function, name in enumerate(self._names):
             if name in reached:
                 steps |= self._function_steps.get(function, set())
         optimizers = {step.optimizer for step in steps if step.named_optimizer or step.receiver in self._optimizers_built}
-        if not optimizers or optimizers <= self._loop_zero_grads.get(loop, set()):
+        if not optimizers:
             return False
-        return not (len(optimizers) == 1 and self._clears_in_every_iteration(loop))
+        if len(optimizers) == 1:
+            return not self._clears_in_every_iteration(loop)
+        stepped = {step.receiver for step in steps} | {step.optimizer for step in steps}
+        zeroed = self._loop_zero_grads.get(loop, set()) - {""}
+        return not all(any(self._surely_clears(z, optimizer, stepped) for z in zeroed) for optimizer in optimizers)
+
+    def _surely_clears(self, zeroed: str, optimizer: str, stepped: Set[str]) -> bool:
+        """Mirror TL405's ``_clears`` where several optimizers are stepped, narrower: ``zeroed.zero_grad()`` clears
+        ``optimizer`` when it is that optimizer; else when it is none of the loop's steps (``stepped``: every receiver
+        and argument of them, more than the rule's optimizers) and is named like an optimizer, or is a model the
+        optimizer may be built over (a GAN's ``netD.zero_grad()`` for ``opt_d = Adam(netD.parameters())``)."""
+        if zeroed == optimizer:
+            return True
+        if zeroed in stepped:
+            return False
+        return bool(OPTIMIZER_NAME.search(zeroed.rsplit(".", 1)[-1])) or all(
+            self._may_be_built_over(value, zeroed) for value in self._assigned_by_target.get(optimizer, ())
+        )
+
+    @staticmethod
+    def _may_be_built_over(value: ast.AST, model: str) -> bool:
+        """Mirror TL405's ``_models_optimized`` on one value assigned to an optimizer: the receivers of its
+        ``.parameters()`` calls are ``model``, a part of it or what it is part of; or there is none, and the rule does
+        not know the models (it then takes any ``zero_grad()`` for the optimizer's)."""
+        found = {
+            _dotted(call.func.value)
+            for call in ast.walk(value)
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in _PARAMETER_METHODS
+        } - {""}
+        return not found or any(model == m or model.startswith(m + ".") or m.startswith(model + ".") for m in found)
+
+    @functools.cached_property
+    def _assigned_by_target(self) -> Dict[str, List[ast.AST]]:
+        """What each dotted target is assigned anywhere in the module (``=``, ``:=``, annotated, augmented; not an
+        unpacking, whose targets TL405's ``_assigned_values`` takes for unknown): every value the rule may find for it."""
+        found: Dict[str, List[ast.AST]] = {}
+        for node in ast.walk(self._tree):
+            if isinstance(node, ast.Assign):
+                pairs = [(target, node.value) for target in node.targets]
+            elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and node.value is not None:
+                pairs = [(node.target, node.value)]
+            else:
+                continue
+            for target, value in pairs:
+                name = _dotted(target)
+                if name:
+                    found.setdefault(name, []).append(value)
+        return found
 
     def _clears_in_every_iteration(self, loop: ast.AST) -> bool:
-        """A ``zero_grad()`` that TL405 surely sees run in ``loop``: in its body, or in the own body of a module-level
-        function it calls by plain name (the rule follows at least those calls; a wider guess here would hide a finding)."""
+        """A ``zero_grad()`` that TL405 surely sees run in ``loop`` (``Loops.nodes_in``): in its body, or anywhere in
+        a function it surely reaches, transitively (nested definitions count as their function's, as in the rule's
+        index). A wider guess here would hide a finding."""
         if loop in self._loop_zero_grads:
             return True
-        called = self._loop_plain_calls[loop]
-        return any(f in self._own_zero_grads for name in called for f in self._top_level.get(name, ()))
+        pending = list(self._surely_called(loop.body, self._loop_function[loop]))  # type: ignore[attr-defined]
+        reached: Set[int] = set()
+        while pending:
+            function = pending.pop()
+            if function in self._zero_grad_functions:
+                return True
+            if function not in reached:
+                reached.add(function)
+                pending.extend(self._surely_called_by(function))
+        return False
 
-    def _surely_trains(self, loop: ast.AST) -> bool:
-        """A backward or an optimizer step that ``Loops.trains`` surely finds: in the loop's body, or in a module-level
-        function its body calls by plain name, transitively (the call graph follows at least those; a wider guess
-        here would hide a finding)."""
+    def _surely_called_by(self, function: int) -> Set[int]:
+        """:meth:`_surely_called` on a function's own calls (not those of the functions defined in it), once."""
+        found = self._called_by_function.get(function)
+        if found is None:
+            found = self._called_by_function[function] = self._surely_called(_own_nodes(self._function_nodes[function]), function)
+        return found
+
+    def _surely_called(self, code: List[ast.AST], function: Optional[int]) -> Set[int]:
+        """Mirror ``CallGraph.resolve_call`` on the calls in ``code`` and the nodes under it, run in ``function``,
+        narrower: ``f(...)`` reaches each function named ``f`` that is no method, and ``x.m(...)`` each method named
+        ``m`` (by name); ``self.m(...)`` is dispatched to the method ``m`` of the function's class where that class
+        defines one only (:meth:`_dispatching_class`)."""
+        plain: Set[str] = set()
+        by_name: Set[str] = set()
+        dispatched: Set[str] = set()
+        for node in (n for c in code for n in ast.walk(c)):
+            if not isinstance(node, ast.Call):
+                continue
+            if isinstance(node.func, ast.Name):
+                plain.add(node.func.id)
+            elif isinstance(node.func, ast.Attribute) and _dotted(node.func):
+                receiver = node.func.value.id if isinstance(node.func.value, ast.Name) else None
+                if receiver != "cls":  # dispatched to a class method the screen does not follow
+                    (dispatched if receiver == "self" else by_name).add(node.func.attr)
+        found = {f for name in plain for f in self._plain_functions.get(name, ())}
+        found.update(f for name in by_name for f in self._methods_by_name.get(name, ()))
+        owner = self._dispatching_class(None if function is None else self._function_nodes[function])
+        for name in dispatched if owner is not None else ():
+            method = _the_method(owner, name)  # type: ignore[arg-type]
+            found.update(f for f in self._methods_by_name.get(name, ()) if self._function_nodes[f] is method)
+        return found
+
+    @functools.cached_property
+    def _methods_by_name(self) -> Dict[str, List[int]]:
+        """Each name of a method (a def directly in a class body) -> the ids of the methods so named."""
+        found: Dict[str, List[int]] = {}
+        for function, node in enumerate(self._function_nodes):
+            if id(node) in self._method_class:
+                found.setdefault(self._names[function], []).append(function)
+        return found
+
+    def _dispatching_class(self, definition: Optional[ast.AST]) -> Optional[ast.ClassDef]:
+        """The class whose methods ``self.m(...)`` in the function ``definition`` surely runs
+        (``CallGraph._dispatched``; ``Names.instance_classes`` gives that class): the function is an instance method of
+        it that takes ``self`` first and binds that name nowhere else; None otherwise."""
+        if definition is None:
+            return None
+        owner = self._method_class.get(id(definition))
+        arguments = definition.args  # type: ignore[attr-defined]
+        positional = [*arguments.posonlyargs, *arguments.args]
+        if owner is None or not positional or positional[0].arg != "self":
+            return None
+        if any(_dotted(d.func if isinstance(d, ast.Call) else d) in ("staticmethod", "classmethod") for d in definition.decorator_list):  # type: ignore[attr-defined]
+            return None
+        if any(node is not positional[0] and _binds_self(node) for node in ast.walk(definition)):
+            return None
+        return owner
+
+    def _surely_trains(self, loop: ast.AST, caller: Optional[ast.AST]) -> bool:
+        """A backward or an optimizer step that ``Loops.trains`` surely finds: in the loop's body, or in a function its
+        body calls, transitively: a module-level function called by plain name, or a method of the caller's class
+        called on ``self`` (:meth:`_dispatched_method`; a hand-written trainer's ``fit`` loop running
+        ``self.train_epoch(...)``). The call graph follows at least those; a wider guess here would hide a finding.
+        ``caller`` is the loop's function (None at module level)."""
         calls = [n for statement in loop.body for n in ast.walk(statement) if isinstance(n, ast.Call)]  # type: ignore[attr-defined]
-        followed = calls  # the body's calls name callees, nested definitions' too; a function's own calls only
-        seen: Set[str] = set()
+        own = [
+            n for statement in loop.body if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))  # type: ignore[attr-defined]
+            for n in (statement, *_own_nodes(statement)) if isinstance(n, ast.Call)
+        ]
+        plain = calls  # the body's calls name callees, nested definitions' too; a function's own calls only
+        on_self: List[Tuple[ast.Call, Optional[ast.AST]]] = [(call, caller) for call in own]  # and the function making each
+        seen: Set[int] = set()
         while calls:
             if any(map(_surely_steps_training, calls)):
                 return True
-            names = {c.func.id for c in followed if isinstance(c.func, ast.Name)} - seen
-            seen |= names
-            functions = [f for name in names for f in self._top_level_defs.get(name, ())]
+            named = [f for c in plain if isinstance(c.func, ast.Name) for f in self._top_level_defs.get(c.func.id, ())]
+            dispatched = [self._dispatched_method(c, f) for c, f in on_self]
+            functions = [f for f in (*named, *dispatched) if f is not None and id(f) not in seen]
+            seen.update(map(id, functions))
             calls = [n for f in functions for n in ast.walk(f) if isinstance(n, ast.Call)]
-            followed = [n for f in functions for n in _own_nodes(f) if isinstance(n, ast.Call)]
+            on_self = [(n, f) for f in functions for n in _own_nodes(f) if isinstance(n, ast.Call)]  # type: ignore[misc]
+            plain = [c for c, _ in on_self]
         return False
+
+    def _dispatched_method(self, call: ast.Call, caller: Optional[ast.AST]) -> Optional[ast.AST]:
+        """Mirror ``CallGraph._dispatched``, narrower: the def that ``self.m(...)``, made by ``caller``'s own code,
+        surely runs: ``caller`` is an instance method whose first parameter is ``self`` and that binds no other
+        ``self`` (``Names.instance_classes`` then gives its class), and that class defines one ``m`` (``Names.method``
+        takes it); None where unsure."""
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"):
+            return None
+        owner = self._dispatching_class(caller)
+        return None if owner is None else _the_method(owner, func.attr)
 
     def _runs_without_grad(self, function: int) -> bool:
         """Decorated like `@torch.no_grad()`, or a hook Lightning runs without grad that this module never calls
@@ -1421,12 +1740,21 @@ class Features:
 
     def _called_with_a_model_in_eval_mode(self, function: str) -> bool:
         """Mirror ``EvaluationLoops._modes_from_callers``: some call of ``function`` (by last name) comes after an
-        ``m.eval()`` in its own scope and hands it ``m`` (as an argument, or as the receiver that fills ``self``)."""
-        for call, scope in self.values.scoped_calls_named(function):
-            handed = {n.id for n in ast.walk(call) if isinstance(n, ast.Name)}
+        ``m.eval()`` in its own scope and hands it ``m``: ``Names.argument_for`` gives a parameter an argument's
+        expression (positional, not after a ``*``; or by keyword) or its default, never the receiver that fills
+        ``self``, and ``_modes_passed_in`` looks up that expression's whole dotted name (``encoder.pred(x)`` after
+        ``encoder.predictor.eval()`` hands no model in eval mode)."""
+        defaults = {
+            _dotted(default)
+            for index, name in enumerate(self._names) if name == function
+            for default in (*self._function_nodes[index].args.defaults, *self._function_nodes[index].args.kw_defaults)  # type: ignore[attr-defined]
+            if default is not None
+        }
+        for call, scope in self._calls_that_may_run(function):
+            handed = {_dotted(a) for a in call.args if not isinstance(a, ast.Starred)} | {_dotted(k.value) for k in call.keywords if k.arg}
             position = (call.lineno, call.col_offset)
             if any(
-                _scope(around) == scope and at < position and root_name(mode.func.value) in handed  # type: ignore[attr-defined]
+                _scope(around) == scope and at < position and _dotted(mode.func.value) in handed | defaults  # type: ignore[attr-defined]
                 for mode, around, at in self._mode_calls
             ):
                 return True
@@ -1434,7 +1762,7 @@ class Features:
 
     def _called_by_module_code(self, function: int) -> bool:
         """Mirror ``EvaluationLoops._modes_of_globals``, wider: module code calls a function of this name."""
-        return any(scope == MODULE for _, scope in self.values.scoped_calls_named(self._names[function]))
+        return any(scope == MODULE for _, scope in self._calls_that_may_run(self._names[function]))
 
     def _may_evaluate(self, loop: ast.AST, functions: Tuple[int, ...], held_out: bool) -> bool:
         """Mirror TL404: a loop outside a ``test_*`` function over held-out data, or after or around a ``.eval()``
@@ -1445,46 +1773,94 @@ class Features:
         start = (loop.lineno, loop.col_offset)  # type: ignore[attr-defined]
         if any(around == functions and begin <= start <= end for around, begin, end in self._no_grad_blocks):
             return False  # under `with torch.no_grad():` in its own function: TL404's GradMode says grad is off
+        if _scope(functions) in self._grad_off_scopes:
+            return False  # GradMode: `torch.set_grad_enabled(False)` in the loop's own function (or module code)
         if not self._evaluation_shaped(loop, functions, held_out, start):
             return False
-        if not held_out and not self._may_run_a_forward(loop):
+        if not self._may_run_a_forward(loop, functions, held_out):
             return False
         # `Loops.trains`: a loop that trains evaluates nothing (asked last: it walks the loop's body and callees)
-        return isinstance(loop, _COMPREHENSIONS) or not self._surely_trains(loop)
+        caller = self._function_nodes[functions[-1]] if functions else None
+        return isinstance(loop, _COMPREHENSIONS) or not self._surely_trains(loop, caller)
 
-    def _may_run_a_forward(self, loop: ast.AST) -> bool:
-        """Mirror ``EvaluationLoops._forwards`` in eval mode, wider: a forward pass calls a dotted name, or a method of
-        one, that some ``.eval()``/``.train(...)`` of the module was called on or that names a parameter (a caller's
-        model handed in); a bookkeeping method (``p.requires_grad_(False)``, ``model.parameters()``) is none. A call
-        of a function of this module may run one. (Over held-out data the rule also counts calls named like a model:
-        not asked there.)"""
-        for node in ast.walk(loop):
-            if not isinstance(node, ast.Call):
-                continue
-            func = node.func
-            if last_name(func) in self._names_set:
-                return True
+    def _may_run_a_forward(self, loop: ast.AST, functions: Tuple[int, ...], held_out: bool) -> bool:
+        """Mirror ``EvaluationLoops._forwards``, wider: a call that an iteration may run (:meth:`_iteration_calls`) and
+        that runs a model by the names the rule matches (``_models_called``: a dotted callee, or the receiver of a
+        method that is no bookkeeping): one that some ``.eval()``/``.train(False)`` of the module was called on
+        (``_modes_before``, ``_put_in_eval_by_callees``), or a parameter of the loop's own function, which its callers
+        may fill with a model in eval mode (``_modes_from_callers``); not a parameter of another function
+        (``save_results(df)``'s ``df.to_csv(...)``). Over held-out data also a call ``_calls_a_model`` may take for
+        one: named like a model, or any call where a class here has a ``forward`` (its instances may be called)."""
+        models = self._mode_receivers | (self._parameters_of(functions[-1]) if functions else set())
+        for call in self._iteration_calls(loop):
+            func = call.func
             called = _dotted(func)
-            if not called:
-                continue
+            if held_out and (self.defines_forward or (called and MODEL_NAME.search(last_name(func)))):
+                return True
             if isinstance(func, ast.Attribute):
                 if func.attr in NOT_FORWARD or BOOKKEEPING_METHOD.match(func.attr):
                     continue
-                if _dotted(func.value) in self._may_hold_models:
+                if _dotted(func.value) in models:
                     return True
-            if called in self._may_hold_models:
+            if called in models:
                 return True
         return False
 
-    @functools.cached_property
-    def _may_hold_models(self) -> Set[str]:
-        """What a forward pass may call: the dotted receivers of mode calls, and every parameter name."""
-        receivers = {_dotted(call.func.value) for call, _, _ in self._mode_calls}  # type: ignore[attr-defined]
-        return receivers | self.values.parameter_names()
+    def _iteration_calls(self, loop: ast.AST) -> List[ast.Call]:
+        """Mirror ``Loops.iteration_nodes``, wider: the calls in ``loop``, and for a loop (a comprehension's callees
+        are not followed) those of every function it may reach by last name (``CallGraph`` resolves a call by its
+        name, or dispatches ``self.m``/``cls.m`` to ``m`` of a class, or to what an attribute ``m`` was given:
+        where such a call may run a stored callable, every function of the module)."""
+        calls = [n for n in ast.walk(loop) if isinstance(n, ast.Call)]
+        if isinstance(loop, _COMPREHENSIONS):
+            return calls
+        reached = _close_over_callees(self._loop_calls[loop], self._names, self._callees)
+        functions = [f for f, name in enumerate(self._names) if name in reached]
+        followed = [*calls, *(c for f in functions for c in self._function_calls(f))]
+        if any(_calls_on_self(c) and c.func.attr in self._stored_attributes for c in followed):  # type: ignore[attr-defined]
+            functions = list(range(len(self._names)))
+        return [*calls, *(c for f in functions for c in self._function_calls(f))]
+
+    def _function_calls(self, function: int) -> List[ast.Call]:
+        """The calls in a function, its nested functions' included (``Loops``' index by function), memoised."""
+        found = self._calls_by_function.get(function)
+        if found is None:
+            found = self._calls_by_function[function] = [n for n in ast.walk(self._function_nodes[function]) if isinstance(n, ast.Call)]
+        return found
+
+    def _parameters_of(self, function: int) -> Set[str]:
+        """Every name ``function`` takes as a parameter."""
+        arguments = self._function_nodes[function].args  # type: ignore[attr-defined]
+        listed = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
+        return {argument.arg for argument in listed if argument is not None}
 
     @functools.cached_property
-    def _names_set(self) -> Set[str]:
-        return set(self._names)
+    def _mode_receivers(self) -> Set[str]:
+        """What ``.eval()``/``.train(False)`` is called on, dotted: the models the rule may find in eval mode."""
+        return {_dotted(call.func.value) for call, _, _ in self._mode_calls}  # type: ignore[attr-defined]
+
+    @functools.cached_property
+    def _grad_off_scopes(self) -> Set[int]:
+        """Mirror ``GradMode._switched_off``, narrower: the scopes (a function, else the module) holding a statement
+        ``torch.set_grad_enabled(False)`` (or ``torch.autograd.``'s) whose ``torch`` one ``import torch`` binds, the
+        qualified name the rule resolves then certain. GradMode takes all of that function's own code, nested
+        functions' not, for code that runs without grad, wherever the statement stands in it."""
+        found: Set[int] = set()
+        for call, scope in self._grad_switches:
+            root, _, rest = _dotted(call.func).partition(".")
+            qualified = root in self._torch_modules and self._bindings.get(root) == 1 and rest in ("set_grad_enabled", "autograd.set_grad_enabled")
+            if qualified and call.args and isinstance(call.args[0], ast.Constant) and call.args[0].value is False:
+                found.add(scope)
+        return found
+
+    def _built_in(self, function: int, mode: ast.Call) -> bool:
+        """Mirror ``steps._built_in``: ``m.eval()`` on a name its function binds by a plain assignment (a model it
+        builds and evaluates itself), which ``_put_in_eval_by_callees`` leaves to that function."""
+        receiver = _dotted(mode.func.value)  # type: ignore[attr-defined]
+        return any(
+            isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == receiver for t in node.targets)
+            for node in ast.walk(self._function_nodes[function])
+        )
 
     def _evaluation_shaped(self, loop: ast.AST, functions: Tuple[int, ...], held_out: bool, start: Tuple[int, int]) -> bool:
         """Over held-out data, or after or around a ``.eval()`` in its own function or a function it calls, or in a
@@ -1492,7 +1868,12 @@ class Features:
         if held_out:
             return True
         reached = _close_over_callees(self._loop_calls.get(loop, set()), self._names, self._callees)
-        if any(around and self._names[around[-1]] in reached for _, around, _ in self._mode_calls):
+        # `_put_in_eval_by_callees`: a function the loop may reach, or one nested in it, puts a model it did not
+        # build itself in eval mode
+        if any(
+            any(self._names[f] in reached for f in around) and not self._built_in(around[-1], mode)
+            for mode, around, _ in self._mode_calls
+        ):
             return True
         if functions and self._called_with_a_model_in_eval_mode(self._names[functions[-1]]):
             return True
@@ -1636,12 +2017,28 @@ def _names_held_out_data(iterable: ast.AST) -> bool:
     return False
 
 
-def _may_move(call: ast.Call, name: str) -> bool:
-    """A call shaped like a move to an accelerator, as the walk meets it: ``x.to(...)`` given an argument, ``x.cuda()``,
-    a ``device=``, a ``...Tensor(...)`` call. :meth:`Features._moves` decides which are moves once the walk is done."""
-    if name.endswith("Tensor") or any(keyword.arg == "device" for keyword in call.keywords):
-        return True
-    return isinstance(call.func, ast.Attribute) and (name == "cuda" or (name == "to" and bool(call.args)))
+def _in_body(loop: ast.AST, node: ast.AST) -> bool:
+    """Whether ``node`` lies in ``loop``'s body (``Loops.body_nodes``, nested code included), not in its header or its
+    ``else``, which start before the body and after it."""
+    first, last = loop.body[0], loop.body[-1]  # type: ignore[attr-defined]
+    start = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+    return (first.lineno, first.col_offset) <= start <= (last.end_lineno, last.end_col_offset)
+
+
+def _callable_names(value: ast.AST) -> Set[str]:
+    """What calling a name bound to ``value`` may run, by last name, as ``Names.resolve_callable`` resolves it but
+    wider: the function or class a name or attribute names (``make = BatchLoader``, ``self.evaluate =
+    self.validation_step``), what a ``partial`` wraps, and any other call's result as an instance, whose
+    ``__call__`` runs (``self.step_fn = Step(opt)``); either arm of a conditional."""
+    if isinstance(value, (ast.Name, ast.Attribute)):
+        return {last_name(value)}
+    if isinstance(value, ast.IfExp):
+        return _callable_names(value.body) | _callable_names(value.orelse)
+    if isinstance(value, ast.Call):
+        if last_name(value.func) == "partial" and value.args and not isinstance(value.args[0], ast.Starred):
+            return _callable_names(value.args[0])
+        return {"__call__"}
+    return set()
 
 
 def _splits_a_name(call: ast.Call) -> bool:
@@ -1675,6 +2072,45 @@ def _names_no_grad(expression: ast.AST) -> bool:
     target = expression.func if isinstance(expression, ast.Call) else expression
     name = _dotted(target)
     return bool(name) and NO_GRAD_WRAPPER.search(name.rsplit(".", 1)[-1]) is not None
+
+
+def _binds_self(node: ast.AST) -> bool:
+    """``node`` binds the name ``self``: a store, a parameter, a ``def``/``class``/``except``/``match`` name, an import,
+    a ``global``/``nonlocal`` declaration."""
+    if isinstance(node, ast.Name):
+        return node.id == "self" and type(node.ctx) is not ast.Load
+    if isinstance(node, ast.arg):
+        return node.arg == "self"
+    if isinstance(node, (ast.Global, ast.Nonlocal)):
+        return "self" in node.names
+    return "self" in (getattr(node, "name", None), getattr(node, "asname", None), getattr(node, "rest", None))
+
+
+def _calls_on_self(call: ast.Call) -> bool:
+    """``self.m(...)`` or ``cls.m(...)``: what ``CallGraph._dispatched`` resolves through the receiver's class."""
+    func = call.func
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls")
+
+
+def _class_scope(class_def: ast.ClassDef) -> List[ast.AST]:
+    """The nodes of a class's own scope: its body, into ``if``/``try`` blocks, not into the functions or classes
+    it defines (those are listed, their bodies not)."""
+    found: List[ast.AST] = []
+    pending: List[ast.AST] = list(class_def.body)
+    while pending:
+        node = pending.pop()
+        found.append(node)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            pending.extend(ast.iter_child_nodes(node))
+    found.reverse()
+    return found
+
+
+def _the_method(owner: ast.ClassDef, name: str) -> Optional[ast.AST]:
+    """The one def named ``name`` in ``owner``'s own scope (``Names.method``), its ``if``/``try`` blocks included; None
+    where there is none or more than one (which runs depends on the branch taken)."""
+    methods = [n for n in _class_scope(owner) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
+    return methods[0] if len(methods) == 1 else None
 
 
 def _is_dotted(node: ast.AST) -> bool:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import itertools
 from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 
 from trainlint.step_words import (
@@ -38,7 +39,7 @@ from trainlint.step_words import (
 )
 
 MODULE = -1  # the module's scope; a function's scope is its id in the walk
-ATTRIBUTE = -2  # `(ATTRIBUTE, x)`: what `<anything>.x` is assigned, in `ModuleValues.may_hold`
+ATTRIBUTE = -2  # `(ATTRIBUTE, x)`: what `self.x` is assigned in a method, in `ModuleValues.may_hold`
 FUNCTION = -3  # `(FUNCTION, f)`: what a function named `f` returns (or the def or class named `f` itself)
 _Key = Tuple[int, str]  # (scope, name)
 _Valued = Tuple[ast.AST, int]  # an expression and the scope it is evaluated in
@@ -55,6 +56,17 @@ def target_names(target: ast.AST) -> Iterator[str]:
             yield from target_names(element)
     elif isinstance(target, ast.Starred):
         yield from target_names(target.value)
+
+
+def _stored_attributes(target: ast.AST) -> Iterator[ast.Attribute]:
+    """The attributes an assignment target stores: ``x.a``, each of ``x.a, (y.b, *z.c)``."""
+    if isinstance(target, ast.Attribute):
+        yield target
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _stored_attributes(element)
+    elif isinstance(target, ast.Starred):
+        yield from _stored_attributes(target.value)
 
 
 def last_name(node: ast.AST) -> str:
@@ -85,6 +97,7 @@ class ModuleValues:
         self._receivers: Set[_Key] = set()  # a method's first parameter (`self`, or a static method's first)
         self._calls: Dict[str, List[Tuple[ast.Call, int]]] = {}  # calls by the callee's last name, with their scope
         self._fills: Dict[str, List[_Valued]] = {}  # `name[k] = v`, `name.append(v)`: what is put into a name
+        self._grown: Dict[str, List[_Valued]] = {}  # `name.append(v)`, `.extend(vs)`, `name[i].insert(j, v)`: what a list grows by
         self._shared: Set[str] = set()  # names some function declares `global` or `nonlocal`
         self._returns: Dict[int, List[ast.AST]] = {}  # function id -> its returned and yielded values
         self._contexts: Dict[_Key, List[_Valued]] = {}  # `with v as name`: the context managers
@@ -96,7 +109,7 @@ class ModuleValues:
         self._imported: Set[str] = set()  # names an import binds
         self._variables: Set[str] = set()  # last names bound other than by import, def or class (`x = `, `self.x = `, params)
         self._attribute_values: Dict[str, List[ast.AST]] = {}  # `<...>.x = v` and `x = v`, by last name: for may_be_true
-        self._stored: Dict[str, List[_Valued]] = {}  # `<...>.x = v`, by the attribute's name
+        self._stored: Dict[str, List[_Valued]] = {}  # `self.x = v` in a method, by the attribute's name
         self._criteria: Set[str] = set()  # last names of targets assigned a `...Loss(...)`
         self._backpropagated: Set[str] = set()  # names read in a backward call: the analysis marks them
         self._chosen_options: Set[str] = set()  # destinations of options with `choices=` ("*": one not known)
@@ -104,7 +117,7 @@ class ModuleValues:
         self._following: Set[Tuple[str, int, str]] = set()
         self._known: Dict[Tuple[str, int, str], bool] = {}
         self._cuts = 0  # cycles cut so far: a "no" found across a cut is not memoised
-        self._holder_memo: Dict[Tuple[Callable[[ast.Call], bool], FrozenSet[str]], Set[_Key]] = {}
+        self._holder_memo: Dict[Tuple[Callable[[ast.Call], bool], FrozenSet[str], bool], Set[_Key]] = {}
 
     # ----- recording, during the walk ------------------------------------------------------
 
@@ -122,6 +135,13 @@ class ModuleValues:
     def record_class(self, name: str, scope: int) -> None:
         self._classes.add(name)
         self._bound.add((scope, name))
+
+    def record_class_attribute(self, targets: List[ast.AST], value: ast.AST, scope: int) -> None:
+        """``x = value`` in a class body (``scope``: the one around the class): what ``self.x`` reads in the class's
+        methods, as ``Names.attribute_bindings`` takes the class body's bindings with the methods' stores."""
+        for target in targets:
+            for name in target_names(target):
+                self._stored.setdefault(name, []).append((value, scope))
 
     def record_imports(self, names: Iterable[str]) -> None:
         """Names an import binds: a module (``torch``, ``np``) whose functions hand their arguments on."""
@@ -171,6 +191,10 @@ class ModuleValues:
         """The calls whose callee's last name is ``name``."""
         return [call for call, _ in self._calls.get(name, ())]
 
+    def called_names(self) -> Iterable[str]:
+        """The last names of every callee of the module."""
+        return self._calls.keys()
+
     def scoped_calls_named(self, name: str) -> List[Tuple[ast.Call, int]]:
         """The same calls, each with the scope it runs in."""
         return list(self._calls.get(name, ()))
@@ -188,10 +212,12 @@ class ModuleValues:
                 self._variables.add(name)
             if isinstance(target, (ast.Subscript, ast.Attribute)):
                 self._variables.add(last_name(target))
-                if isinstance(target, ast.Attribute):
-                    self._stored.setdefault(target.attr, []).append((value, scope))
                 if isinstance(target, ast.Subscript):
                     self._fills.setdefault(root_name(target), []).append((value, scope))
+            for stored in _stored_attributes(target):  # `self.x = v`, `self.x, self.y = v` (the whole value, wider)
+                self._variables.add(stored.attr)
+                if self._on_a_receiver(stored, scope):
+                    self._stored.setdefault(stored.attr, []).append((value, scope))
             for name in names if isinstance(target, ast.Name) else [last_name(target)] if isinstance(target, ast.Attribute) else []:
                 self._attribute_values.setdefault(name, []).append(value)
                 if isinstance(value, ast.Call) and last_name(value.func).endswith("Loss"):
@@ -215,6 +241,29 @@ class ModuleValues:
         if isinstance(receiver, ast.Name):
             self._fills.setdefault(receiver.id, []).append((value, scope))
 
+    def record_growth(self, receiver: ast.AST, values: Iterable[ast.AST], scope: int) -> None:
+        """``receiver.append(v)``, ``.extend(vs)`` or ``.insert(i, v)``, which the placement's ``_appended_trace`` reads
+        as what the list ``receiver`` holds (also ``xs[i].append(v)``): kept by the name, or by the attribute's name
+        (``self.xs.append(v)``), with every argument. Only ``may_hold`` reads these."""
+        while isinstance(receiver, ast.Subscript):
+            receiver = receiver.value
+        if isinstance(receiver, ast.Name):
+            self._grown.setdefault(receiver.id, []).extend((value, scope) for value in values)
+        elif isinstance(receiver, ast.Attribute) and self._on_a_receiver(receiver, scope):
+            self._stored.setdefault(receiver.attr, []).extend((value, scope) for value in values)
+
+    def _on_a_receiver(self, attribute: ast.Attribute, scope: int) -> bool:
+        """``self.x`` in a method (or a function nested in one): the only attributes whose stores the analyses read
+        back (``Names.attribute_bindings``: a ``self.x`` read in a method holds the class's ``self.x = ...``; the
+        placement and TL103 follow no other attribute to a store, ``ds.x = v`` outside the class included). Asked
+        during the walk: the method's parameters are recorded before its body."""
+        name = attribute.value.id if isinstance(attribute.value, ast.Name) else None
+        while name is not None and scope != MODULE:
+            if (scope, name) in self._receivers:
+                return True
+            scope = self.parents[scope]
+        return False
+
     def record_return(self, function: int, value: ast.AST) -> None:
         self._returns.setdefault(function, []).append(value)
 
@@ -233,6 +282,15 @@ class ModuleValues:
         if name in self._shared or key not in self._bound or key in self._iterated or key in self._opaque:
             return None
         return self.assigned_in(scope, name)
+
+    def scoped_iterables(self, scope: int, name: str) -> Optional[List[ast.AST]]:
+        """What ``for name in v`` iterates in ``scope`` (a comprehension's target is recorded there too), where
+        ``scope`` binds the name itself and nothing there binds it but as :meth:`scoped_values` reads, or by iteration:
+        no ``*args``, match capture or lambda parameter, nor ``global``/``nonlocal``. None elsewhere."""
+        key = (scope, name)
+        if name in self._shared or key not in self._bound or key in self._opaque:
+            return None
+        return [iterable for iterable, _ in self._iterated.get(key, ())]
 
     def is_parameter(self, scope: int, name: str) -> bool:
         return (scope, name) in self._parameters
@@ -436,32 +494,42 @@ class ModuleValues:
 
     # ----- may this value hold what a source made? --------------------------------------------
 
-    def may_hold(self, value: ast.AST, scope: int, is_source: Callable[[ast.Call], bool], definitions: FrozenSet[str] = frozenset()) -> bool:
+    def may_hold(
+        self,
+        value: ast.AST,
+        scope: int,
+        is_source: Callable[[ast.Call], bool],
+        definitions: FrozenSet[str] = frozenset(),
+        attributes: bool = True,
+    ) -> bool:
         """False only where nothing in ``value`` (read in ``scope``) can hold what an ``is_source`` call made, followed
         as TL103's ``_whole_read`` and the placement's ``trace`` follow it but wider: every subexpression; every
         binding a name may see (assigned, augmented, iterated, a ``with`` manager, a parameter's default, what the
-        module's calls of its function pass, ``name[k] = v``, ``name.append(v)``); an attribute by its name, whatever
-        it is stored on; every same-module function of a callee's last name (what it returns); and ``definitions``,
-        the defs and classes that hold a source wherever it is in their body (a ``__getitem__``'s move holds for its
-        class)."""
-        holders = self._holders(is_source, definitions)
+        module's calls of its function pass, ``name[k] = v``, ``name.append(v)``, ``name.extend(vs)``); an attribute
+        by its name, as any method stores it on ``self`` (``self.x = v``, ``self.xs.append(v)``); every same-module
+        function of a callee's last name (what it returns); and ``definitions``, the defs and classes that the caller
+        says hold a source (TL101's: the classes some method of which returns one). Without ``attributes``, no value
+        reaches an attribute (TL103's ``_whole_read`` follows none to what was stored on it)."""
+        holders = self.holders(is_source, definitions, attributes)
         reads, calls = self._scoped_reads(value, scope)
         return any(map(is_source, calls)) or not holders.isdisjoint(reads)
 
-    def _holders(self, is_source: Callable[[ast.Call], bool], definitions: FrozenSet[str]) -> Set[_Key]:
-        """What may hold a source's value: ``(scope, name)`` bindings, ``(ATTRIBUTE, name)`` and ``(FUNCTION, name)``
-        (what a function of that name returns, or the def or class itself), spread from the sources along the reads
-        of every binding."""
-        memo_key = (is_source, definitions)
+    def holders(self, is_source: Callable[[ast.Call], bool], definitions: FrozenSet[str], attributes: bool = True) -> Set[_Key]:
+        """What may hold a source's value: ``(scope, name)`` bindings, ``(ATTRIBUTE, name)`` (only with
+        ``attributes``) and ``(FUNCTION, name)`` (what a function of that name returns, or the def or class itself),
+        spread from the sources along the reads of every binding."""
+        memo_key = (is_source, definitions, attributes)
         found = self._holder_memo.get(memo_key)
         if found is not None:
             return found
         holders: Set[_Key] = {(FUNCTION, name) for name in definitions}
         holders.update(target for target, _, calls in self._bound_reads if any(map(is_source, calls)))
+        if not attributes:
+            holders = {key for key in holders if key[0] != ATTRIBUTE}
         pending = list(holders)
         while pending:
             for target in self._readers.get(pending.pop(), ()):
-                if target not in holders:
+                if target not in holders and (attributes or target[0] != ATTRIBUTE):
                     holders.add(target)
                     pending.append(target)
         self._holder_memo[memo_key] = holders
@@ -486,7 +554,7 @@ class ModuleValues:
         for named in (self._values, self._iterated, self._contexts, self._defaults):
             for key, values in named.items():
                 yield from ((key, value, scope) for value, scope in values)
-        for name, values in self._fills.items():
+        for name, values in itertools.chain(self._fills.items(), self._grown.items()):
             for value, scope in values:
                 yield from ((key, value, scope) for key in self._seen_bindings(name, scope))
         for name, values in self._stored.items():
@@ -502,8 +570,10 @@ class ModuleValues:
 
         A method of a value returns what it makes of its receiver (``df.to_numpy()``, ``ds.map(fn)``): its arguments
         are not read, as neither TL103's ``_call_read`` nor the placement's ``trace`` follows them; ``x.to(t.device)``'s
-        are (the placement follows ``t``). A plain call's and a module function's (``torch.cat(xs)``,
-        ``data.TensorDataset(x)``) are."""
+        are (the placement follows ``t``), and so are those of a method whose name some binding may give another
+        function (``self.fn = pick``: the analyses resolve ``self.fn(x)`` to ``pick``, whose parameter the call fills,
+        which ``passed`` does not find by the name ``fn``). A plain call's and a module function's
+        (``torch.cat(xs)``, ``data.TensorDataset(x)``) are."""
         reads: Set[_Key] = set()
         calls: List[ast.Call] = []
         stack = [value]
@@ -523,7 +593,7 @@ class ModuleValues:
                 func = node.func  # type: ignore[attr-defined]
                 reads.add((FUNCTION, last_name(func)))
                 stack.append(func)
-                if isinstance(func, ast.Attribute) and func.attr != "to" and root_name(func) not in self._imported:
+                if isinstance(func, ast.Attribute) and func.attr != "to" and root_name(func) not in self._imported and func.attr not in self._variables:
                     continue
                 stack.extend(node.args)  # type: ignore[attr-defined]
                 stack.extend(keyword.value for keyword in node.keywords)  # type: ignore[attr-defined]
