@@ -20,7 +20,7 @@ verification, encode), and never written back. The problems counted:
   holds no node a fix of that pass replaced (and no import a fix may have made
   unused);
 - lossy: a file does not round-trip byte for byte through decode/encode;
-- screened out a finding: the structural pre-screen (trainlint/prescreen.py)
+- screened out a finding: the structural pre-screen (trainlint/prescreen/)
   kept a rule from running on a file where it has a finding.
 
     python scripts/fuzz_corpus.py PATH [PATH ...] [--safe-only] [--show N] [-j N]

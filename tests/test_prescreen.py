@@ -1,4 +1,4 @@
-"""The structural pre-screen (trainlint/prescreen.py) only decides who gets parsed: it never changes a finding.
+"""The structural pre-screen (trainlint/prescreen/) only decides who gets parsed: it never changes a finding.
 
 Every fixture is linted with and without it, with every rule selected; the
 findings must be identical. The screen must also actually screen: a file whose

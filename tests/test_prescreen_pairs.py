@@ -1,4 +1,4 @@
-"""Pairs for the structural pre-screen (trainlint/prescreen.py): a shape the screen leaves unparsed, and its twin
+"""Pairs for the structural pre-screen (trainlint/prescreen/): a shape the screen leaves unparsed, and its twin
 that the rule reports, which the screen must keep.
 
 Each screened-out case is checked against the rule itself (no finding without the screen either), and each twin

@@ -17,7 +17,7 @@ Two questions of the rules are asked here before LibCST is imported:
   ``Values.literal_values`` proves ``True``.) :meth:`ModuleValues.may_be_true`
   answers no for an argparse flag, a parameter or a call.
 
-Every binding is recorded in the screen's one walk (``trainlint.prescreen.Features``)
+Every binding is recorded in the screen's one walk (``trainlint.prescreen.walk.TreeFacts``)
 through the ``record_*`` methods; the questions are asked once the walk is done.
 """
 
@@ -26,7 +26,17 @@ from __future__ import annotations
 import ast
 import functools
 import itertools
-from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
+from typing import (
+    Callable,
+    Dict,
+    FrozenSet,
+    Iterable,
+    Iterator,
+    List,
+    Optional,
+    Set,
+    Tuple,
+)
 
 from trainlint.step_words import (
     CASTS,

@@ -1,0 +1,264 @@
+"""The questions of the device rules (TL104, TL201, TL202), asked of the walk's facts: does the module
+pin memory, call CUDA-only AMP, or sniff a device's type, where it may reach a device other than CUDA.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from typing import Dict, List, Optional, Set, Tuple
+
+from trainlint.amp_entry_points import AMP_APIS, COMPAT_ERRORS
+from trainlint.prescreen.nodes import _dotted, _keyword_value
+from trainlint.prescreen.values import last_name
+from trainlint.prescreen.walk import _AMP_APIS, TreeFacts
+from trainlint.step_words import CUDA_DEVICE, LAUNCHER_CLASSES, LAUNCHER_NAMES
+
+# Mirror trainlint.analysis.devices: the launchers that pick a device, the words of its sources of devices
+# (DEVICE_VARIABLE, DEVICE_OPTION), and the accelerators other than CUDA (OTHER_ACCELERATOR_DEVICE).
+_LAUNCHERS = frozenset(name.rsplit(".", 1)[-1] for name in LAUNCHER_CLASSES)
+_LAUNCHER_WORDS = _LAUNCHERS | LAUNCHER_NAMES
+_DEVICE_SOURCE_WORDS = ("device", "gpu_type", "accelerator")
+_OTHER_ACCELERATORS = ("xpu", "npu", "hpu", "xla", "mlu", "musa")
+# Calls whose keywords TL104 reads as a loader's: `partial(DataLoader, ...)`, and a `**` dict's content
+# (placement's `_keyword_dict`: `dict(pin_memory=True)`, `kwargs.update(pin_memory=True)`).
+_KEYWORD_DICTS = frozenset({"partial", "dict", "update"})
+_CONDITIONAL_CODE = (ast.If, ast.IfExp, ast.Try, ast.BoolOp, ast.Match, *([ast.TryStar] if hasattr(ast, "TryStar") else []))
+
+
+class DeviceQuestions(TreeFacts):
+    """What TL104, TL201 and TL202 ask of a module's facts."""
+
+    @functools.cached_property
+    def pins(self) -> bool:
+        """TL104's two kinds: a tensor pinned (reported wherever CUDA is not certain), or a loader's pinning
+        (reported only where the module selects the CPU or MPS, ``DevicesInUse.selects_cpu_or_mps``)."""
+        tensors: List[ast.AST] = []
+        loaders = list(self._pin_values)
+        for func, value, positional in self._pin_arguments:
+            if self._may_take_pin_memory(func, positional):
+                (tensors if self._may_pin_a_tensor(func) else loaders).append(value)
+        if self._pins_a_tensor or any(map(self.values.may_be_true, tensors)):
+            return True
+        return any(map(self.values.may_be_true, loaders)) and self._may_select_cpu_or_mps
+
+    def _may_take_pin_memory(self, func: ast.AST, positional: bool) -> bool:
+        """Mirror TL104's calls, wider: a DataLoader's ``pin_memory`` (the eighth positional argument too), a
+        ``torch.<factory>(..., pin_memory=)``, ``partial``'s, a dict's ``update``, or a keyword handed to a function or class of this
+        module that may forward ``**kwargs`` to a DataLoader (``placement.forwarded_loader_arguments``: one with a
+        ``**`` parameter, or a class without an ``__init__`` of its own). A method of anything else
+        (``wds.WebLoader(..., pin_memory=True)``) pins nothing the rule reads."""
+        names = self._may_call({last_name(func)})  # through an alias or a `partial` too (`make = BatchLoader`)
+        if "DataLoader" in names:
+            return True
+        if positional:
+            return False
+        if self._may_pin_a_tensor(func) or not names.isdisjoint(_KEYWORD_DICTS):  # the rule reads a `**` dict's keywords
+            return True
+        if not names.isdisjoint(self._forwarding_functions):
+            return True
+        return any(n in self._class_names and n not in self._classes_with_init for n in names)
+
+    def _may_pin_a_tensor(self, func: ast.AST) -> bool:
+        """A callee whose ``pin_memory=`` TL104 reads as a tensor factory's, ``torch.<name>`` by its qualified name:
+        ``torch.empty``, ``th.empty``, or a name ``from torch import empty`` binds. Not a name another import binds
+        (``unittest.mock.call``), nor one a star import may (the rule's qualified names do not resolve those),
+        nor a DataLoader, whose pinning is the loader kind."""
+        if self._aliases.get(last_name(func), last_name(func)) == "DataLoader":
+            return False
+        return self._is_torch_function(func) or (isinstance(func, ast.Name) and func.id in self._from_torch)
+
+    @functools.cached_property
+    def _may_select_cpu_or_mps(self) -> bool:
+        """Mirror ``DevicesInUse.selects_cpu_or_mps``, wider. The device lattice finds the CPU or MPS only in a
+        literal (``"cpu"``, ``"mps:0"``, ``f"cpu:{i}"``, an option's ``"cuda or mps"``, a launcher's
+        ``accelerator="gpu"``), a reference to ``torch.mps``/``torch.backends.mps``, ``torch._C._get_accelerator``,
+        or a launcher's ``.device`` (``fabric.device``, ``Accelerator().device``)."""
+        identifiers, strings = self._device_words
+        if self._may_name_mps or "_get_accelerator" in identifiers:
+            return True
+        if "device" in identifiers and not identifiers.isdisjoint(_LAUNCHER_WORDS):
+            return True
+        return any(text.startswith("cpu") for text in strings)
+
+    @functools.cached_property
+    def _may_name_mps(self) -> bool:
+        """MPS named: ``torch.mps``/``torch.backends.mps``, an ``"mps"`` literal or an option's words with it, or a
+        launcher's ``accelerator="gpu"`` (CUDA or MPS), in the device lattice's terms, wider."""
+        identifiers, strings = self._device_words
+        return "mps" in identifiers or any("mps" in text or text == "gpu" for text in strings)
+
+    @functools.cached_property
+    def _may_reach_another_accelerator(self) -> bool:
+        """Mirror ``DevicesInUse.reaches_other_accelerator``, wider: the lattice has a device other than CUDA and
+        the CPU only from what names one (an ``"mps"``/``"xpu"`` literal, ``torch.mps``) or from a source of devices:
+        a variable, parameter, field, keyword or helper spelled like a device (``device``, ``gpu_type``), an option
+        naming a device or an accelerator, ``torch.device(...)``, a launcher; the sources count only where nothing
+        surely pins the module to CUDA. A module with none of these words (Lightning's FSDP precision plugin,
+        ``torch.autocast("cuda")`` and no device anywhere) reaches none, nor does one that imports TensorRT."""
+        identifiers, strings = self._device_words
+        if self._may_name_mps or any(text.startswith(_OTHER_ACCELERATORS) for text in strings):
+            return True  # MPS or another accelerator named
+        if self._surely_pinned_to_cuda:
+            return False
+        if not identifiers.isdisjoint(_LAUNCHERS) or "_get_accelerator" in identifiers:
+            return True
+        words = [name.lower() for name in identifiers] + strings
+        return any(source in word for word in words for source in _DEVICE_SOURCE_WORDS)
+
+    @functools.cached_property
+    def _surely_pinned_to_cuda(self) -> bool:
+        """Mirror ``DevicesInUse.pinned_to_cuda``, narrower: an import of a library that loads only where CUDA is
+        (``import tensorrt as trt``, ``from cuda import cudart``, Transformer Engine in the method that uses it),
+        under no ``if``, ``try``, conditional expression, boolean operation or ``match``. The rule reads a device
+        from a caller or a launcher as another accelerator only where nothing pins the module to CUDA; one it
+        names, never so."""
+        return not all(map(self._under_a_condition, self._cuda_only_imports))
+
+    def _under_a_condition(self, node: ast.AST) -> bool:
+        """Mirror the device analysis' ``_CONDITIONAL_CODE``: some ancestor may not run it."""
+        ancestor = self._parents.get(id(node))
+        while ancestor is not None:
+            if isinstance(ancestor, _CONDITIONAL_CODE):
+                return True
+            ancestor = self._parents.get(id(ancestor))
+        return False
+
+    @functools.cached_property
+    def _device_words(self) -> Tuple[Set[str], List[str]]:
+        """Every identifier of the module (names, attributes, parameters, keywords, definitions, imports) and every
+        string literal, lowered: where the device analysis finds its devices. Walked again on demand, so that the
+        walk stays as fast for the modules that never ask."""
+        identifiers: Set[str] = set()
+        strings: List[str] = []
+        for node in ast.walk(self._tree):
+            kind = type(node)
+            if kind is ast.Constant:
+                value = node.value  # type: ignore[attr-defined]
+                if isinstance(value, (str, bytes)):
+                    strings.append((value.decode("latin-1") if isinstance(value, bytes) else value).lower())
+            elif kind is ast.Name:
+                identifiers.add(node.id)  # type: ignore[attr-defined]
+            elif kind is ast.Attribute:
+                identifiers.add(node.attr)  # type: ignore[attr-defined]
+            elif kind is ast.alias:
+                identifiers.update(node.name.split("."))  # type: ignore[attr-defined]
+                identifiers.add(node.asname or "")  # type: ignore[attr-defined]
+            elif kind is ast.arg or kind is ast.keyword:
+                identifiers.add(node.arg or "")  # type: ignore[attr-defined]
+            elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+                identifiers.add(node.name)  # type: ignore[attr-defined]
+        return identifiers, strings
+
+    @functools.cached_property
+    def calls_amp(self) -> bool:
+        return not self._called_names.isdisjoint(_AMP_APIS)
+
+    @functools.cached_property
+    def amp_may_be_cuda_only(self) -> bool:
+        return self.calls_amp and self._amp_may_be_cuda_only() and self._may_reach_another_accelerator
+
+    @functools.cached_property
+    def sniffs_device_type(self) -> bool:
+        return self.calls_amp and self._may_sniff_device_type()
+
+    def _amp_may_be_cuda_only(self) -> bool:
+        """Mirror TL201's ``_hard_wired``, wider: a ``torch.cuda.amp`` API called (not with ``enabled=False``),
+        ``autocast("cuda")``, a ``GradScaler()`` without a device (it defaults to CUDA), or a CUDA-only API held by a
+        name (``ctx = torch.cuda.amp.autocast if ... else nullcontext``), which the rule follows to its calls."""
+        if any(self._may_name_cuda_amp(r) for r in self._amp_references):
+            return True
+        if any(alias in self._cuda_imports and original in _AMP_APIS for alias, original in self._aliases.items()):
+            return True  # `from torch.cuda.amp import autocast as ac`: followed through any name
+        calls = [call for api in _AMP_APIS for call in self._amp_calls(api)]
+        return any(self._amp_call_may_be_cuda_only(call) and not self._surely_a_compat_fallback(call) for call in calls)
+
+    def _surely_a_compat_fallback(self, call: ast.Call) -> bool:
+        """Mirror TL201's ``_is_compat_fallback``, narrower: a call of one AMP API (``torch.cuda.amp.GradScaler()``)
+        in one branch of an ``if``/conditional expression whose other branch calls the other API
+        (``torch.amp.GradScaler(device=device) if TORCH_2_4 else torch.cuda.amp.GradScaler()``, Lightning's
+        precision plugins), or in a ``try`` that calls it and catches what its absence raises. Only APIs spelled
+        from ``import torch`` count, so that the API is the one the rule resolves."""
+        cuda_only = self._surely_amp_api(call.func)
+        if cuda_only is None:
+            return False
+        child: ast.AST = call
+        ancestor = self._parents.get(id(call))
+        while ancestor is not None:
+            if isinstance(ancestor, (ast.If, ast.IfExp)):
+                body, orelse = ancestor.body, ancestor.orelse
+                in_body = child is body or (isinstance(body, list) and child in body)
+                in_orelse = child is orelse or (isinstance(orelse, list) and child in orelse)
+                other = orelse if in_body else body if in_orelse else None
+                if other is not None and self._calls_amp(other, not cuda_only):
+                    return True
+            elif isinstance(ancestor, ast.Try) and _catches_compat_errors(ancestor) and self._calls_amp(ancestor, not cuda_only):
+                return True
+            child, ancestor = ancestor, self._parents.get(id(ancestor))
+        return False
+
+    def _calls_amp(self, code: "ast.AST | List[ast.stmt]", cuda_only: bool) -> bool:
+        nodes = [n for part in (code if isinstance(code, list) else [code]) for n in ast.walk(part)]
+        return any(isinstance(n, ast.Call) and self._surely_amp_api(n.func) is cuda_only for n in nodes)
+
+    def _surely_amp_api(self, func: ast.AST) -> Optional[bool]:
+        """Whether ``func`` is a CUDA-only AMP API (True) or the device-taking one (False), where its spelling from a
+        single ``import torch`` (or ``import torch as th``) makes that certain; None elsewhere."""
+        root, _, rest = _dotted(func).partition(".")
+        if root not in self._torch_modules or self._bindings.get(root) != 1:
+            return None
+        api = AMP_APIS.get(f"torch.{rest}")
+        return None if api is None else api.cuda_only
+
+    @functools.cached_property
+    def _parents(self) -> Dict[int, ast.AST]:
+        """Each node's parent, by id: built only for a module whose AMP calls the rule may report."""
+        return {id(child): node for node in ast.walk(self._tree) for child in ast.iter_child_nodes(node)}
+
+    def _amp_calls(self, api: str) -> List[ast.Call]:
+        """Calls of ``autocast``/``GradScaler`` by that name or an import alias, whose arguments the rules bind."""
+        names = {api, *(alias for alias, original in self._aliases.items() if original == api)}
+        return [call for name in names for call in self.values.calls_named(name) if _binds_arguments(call)]
+
+    def _may_sniff_device_type(self) -> bool:
+        """Mirror TL202: a sniff (``"cuda" if c else "cpu"``, or ``if`` branches binding those types), or a CPU
+        autocast in the other branch of one; and an autocast given a device type, which a sniff must feed."""
+        device_types = [
+            call.args[0] if call.args else _keyword_value(call, "device_type")
+            for call in self._amp_calls("autocast")
+        ]
+        cpu_autocast = any(isinstance(d, ast.Constant) and d.value == "cpu" for d in device_types)
+        return any(d is not None for d in device_types) and (self._sniff_shaped or cpu_autocast)
+
+    def _may_name_cuda_amp(self, func: ast.AST) -> bool:
+        """``torch.cuda.amp.autocast``, ``amp.autocast`` after ``from torch.cuda import amp``, ``autocast`` imported
+        from ``torch.cuda.amp`` (or by a star import from it)."""
+        root = _dotted(func).split(".")[0] or last_name(func)
+        return "cuda" in _dotted(func) or root in self._cuda_imports or "*" in self._cuda_imports
+
+    def _amp_call_may_be_cuda_only(self, call: ast.Call) -> bool:
+        keywords = {k.arg: k.value for k in call.keywords}
+        if _is_false(keywords.get("enabled")):
+            return False  # `_deliberately_cuda`: turned off
+        autocast = self._aliases.get(last_name(call.func), last_name(call.func)) == "autocast"
+        if self._may_name_cuda_amp(call.func):
+            return not (autocast and call.args and _is_false(call.args[0]))  # `torch.cuda.amp.autocast(False)`
+        device = call.args[0] if call.args else keywords.get("device_type" if autocast else "device")
+        if device is None:
+            return not autocast  # `torch.amp.GradScaler()` defaults to "cuda"
+        return isinstance(device, ast.Constant) and isinstance(device.value, str) and CUDA_DEVICE.match(device.value) is not None
+
+
+def _binds_arguments(call: ast.Call) -> bool:
+    """``amp_apis.bind_arguments`` gives up on ``*args`` and ``**kwargs``: the rule reports no such call."""
+    return not any(isinstance(a, ast.Starred) for a in call.args) and all(k.arg is not None for k in call.keywords)
+
+
+def _is_false(value: Optional[ast.AST]) -> bool:
+    return isinstance(value, ast.Constant) and value.value is False
+
+
+def _catches_compat_errors(statement: ast.Try) -> bool:
+    """Mirror TL201's: an ``except`` naming what a missing API raises (``AttributeError``, ``ImportError``...)."""
+    kinds = [k for h in statement.handlers if h.type is not None for k in (h.type.elts if isinstance(h.type, ast.Tuple) else [h.type])]
+    return not COMPAT_ERRORS.isdisjoint(_dotted(kind) for kind in kinds)

@@ -1,0 +1,162 @@
+"""The questions of the loader rules (TL101-TL103), asked of the walk's facts: does a DataLoader
+load data already moved to an accelerator, or does a whole file or data set move there at once.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from typing import Dict, FrozenSet, Set
+
+from trainlint.prescreen.nodes import _dotted
+from trainlint.prescreen.values import FUNCTION, last_name, root_name
+from trainlint.prescreen.walk import TreeFacts
+from trainlint.step_words import DEVICE_NAME
+
+_MAX_DEVICE_DEPTH = 8  # names followed for a device argument before the screen says it may be one
+_FILE_READERS = frozenset({"load", "loadtxt", "genfromtxt", "fromfile", "File"}) | frozenset(
+    f"read_{kind}" for kind in ("csv", "parquet", "feather", "pickle", "excel", "json", "table", "hdf")
+)
+_TF_PIPELINES = frozenset({"from_tensor_slices", "from_tensors", "fit"})
+
+
+class LoaderQuestions(TreeFacts):
+    """What TL101-TL103 ask of a module's facts."""
+
+    @functools.cached_property
+    def calls_dataloader(self) -> bool:
+        return "DataLoader" in self._called_names
+
+    @functools.cached_property
+    def loads_moved_data(self) -> bool:
+        return self.calls_dataloader and self._loader_may_hold_a_move()
+
+    @functools.cached_property
+    def reads_whole_file(self) -> bool:
+        return not self._called_names.isdisjoint(_FILE_READERS)
+
+    @functools.cached_property
+    def moves_a_read_value(self) -> bool:
+        """TL103's data set: a whole-file read that some move outside loops and per-item code may hold (any call there
+        may be a move where a CUDA tensor type is named: ``T = torch.cuda.FloatTensor; T(np.load(p))``), followed as
+        the rule's ``_whole_read`` follows it from what the move moves: through no attribute's stores."""
+        if not self.reads_whole_file:
+            return False
+        moves = [(c, scope) for c, scope in self._whole_calls if self._names_cuda_tensor_type or self._moves(c)]
+        return any(self.values.may_hold(self._moved_value(m), s, self._reads_a_file, attributes=False) for m, s in moves)
+
+    def _moved_value(self, call: ast.Call) -> ast.AST:
+        """Mirror TL103's ``_moved_value``: what a move moves, the only value the rule follows back to a read: the
+        receiver of a method of a value (``x.to(device)``, ``x.cuda()``: a callee that no import names), else the
+        first argument (``torch.tensor(data, device=device)``, not its ``dtype=t.dtype``), else the call itself."""
+        func = call.func
+        if isinstance(func, ast.Attribute) and not self.values.is_imported(_dotted(func).split(".")[0]):
+            return func.value
+        return call.args[0] if call.args else call
+
+    @functools.cached_property
+    def builds_tf_pipeline(self) -> bool:
+        return not self._called_names.isdisjoint(_TF_PIPELINES)
+
+    def _loader_may_hold_a_move(self) -> bool:
+        """TL101's and TL102's question, as the placement's ``loader_batches`` asks it but wider: may some DataLoader's
+        data set or collate function hold a move? Followed through ``ModuleValues.may_hold``, with the classes that
+        hold one (:meth:`_classes_holding_a_move`). A ``*``/``**`` argument may pass anything."""
+        if self._names_cuda_tensor_type:
+            return True
+        holding = self._classes_holding_a_move()
+        moving_class = bool(holding)
+        loader_names = ["DataLoader", *(alias for alias, name in self._aliases.items() if name == "DataLoader")]
+        for call, scope in (found for name in loader_names for found in self.values.scoped_calls_named(name)):
+            if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+                return True
+            given = [*call.args[:1], *call.args[6:7], *(k.value for k in call.keywords if k.arg in ("dataset", "collate_fn"))]
+            if moving_class and any(isinstance(v, ast.Name) and v.id == "self" for v in given):
+                return True  # a Dataset class's own loader
+            if any(self.values.may_hold(v, scope, self._moves, holding) for v in given):
+                return True
+        return False
+
+    def _classes_holding_a_move(self) -> FrozenSet[str]:
+        """The classes whose instances may hold a move, as the placement's ``trace`` reads an instance (what its
+        ``__getitem__`` returns, ``_instance_trace``; a collator's ``__call__``, ``_function_value``) but wider: a class
+        some method of which (by its name, in any class) may return a move, or read one stored on an attribute
+        (``self.x = x.to(device)``, ``self.xs.append(...)``); and its subclasses. Not a move made and used up in a
+        method (``mean = torch.as_tensor(m, device=t.device)`` in ``t.sub(mean)``: a method's arguments are not
+        followed). Grown to a fixed point: an instance of such a class stored on an attribute
+        (``self.inner = Moved()``) makes a wrapper's ``__getitem__`` return it."""
+        methods: Dict[str, Set[str]] = {}
+        for function, owner in enumerate(self._function_classes):
+            if owner is not None:
+                methods.setdefault(owner, set()).add(self._names[function])
+        holding: FrozenSet[str] = frozenset()
+        while True:
+            holders = self.values.holders(self._moves, holding)
+            found = {name for name, names in methods.items() if any((FUNCTION, m) in holders for m in names)}
+            grown = True
+            while grown:
+                grown = False
+                for name, bases in self._class_bases.items():
+                    if name not in found and not bases.isdisjoint(found | holding):
+                        found.add(name)
+                        grown = True
+            if found <= holding:
+                return holding
+            holding = holding | found
+
+    def _moves(self, call: ast.Call) -> bool:
+        """A call the placement's ``move`` may take for a move to an accelerator, decided once the walk has seen every
+        import and binding: a ``device=``; ``x.cuda()``; ``x.to(d)`` where ``d`` may name a device
+        (:meth:`_may_name_a_device`: not ``torch.float16``, not ``weight_dtype = torch.float16``); a tensor type called
+        that is ``torch.cuda``'s (``torch.cuda.FloatTensor``, or through a name imported from a ``cuda`` module), not
+        ``transforms.ToTensor``."""
+        func = call.func
+        name = last_name(func)
+        if any(keyword.arg == "device" for keyword in call.keywords):
+            return True
+        if isinstance(func, ast.Attribute) and name == "cuda":
+            return True
+        if isinstance(func, ast.Attribute) and name == "to":
+            return bool(call.args) and self._may_name_a_device(call.args[0], 0)
+        if not name.endswith("Tensor"):
+            return False
+        cuda_imported = not self._cuda_imports.isdisjoint({root_name(func), "*"})
+        if isinstance(func, ast.Name):  # imported from `torch.cuda` (an alias bound to one is `_names_cuda_tensor_type`)
+            return cuda_imported
+        return _dotted(func.value).endswith("cuda") or cuda_imported  # type: ignore[attr-defined]
+
+    def _may_name_a_device(self, node: ast.AST, depth: int) -> bool:
+        """Mirror the placement's ``_is_device_like``, wider: a string, either arm of a conditional, ``torch.device(...)``
+        (any call named ``device``), a name or attribute spelled like a device, or one some assignment (by its last
+        name, in any scope) gives such a value; not ``torch.float16`` nor a name only ever given dtypes or bound
+        otherwise (a parameter, a loop target: the placement follows only assigned values)."""
+        if depth > _MAX_DEVICE_DEPTH or isinstance(node, ast.Starred):
+            return True
+        if isinstance(node, ast.Constant):
+            return isinstance(node.value, str)
+        if isinstance(node, ast.JoinedStr):  # `f"cuda:{rank}"`
+            return True
+        if isinstance(node, ast.IfExp):
+            return self._may_name_a_device(node.body, depth + 1) or self._may_name_a_device(node.orelse, depth + 1)
+        if isinstance(node, ast.Call):
+            name = last_name(node.func)
+            return self._aliases.get(name, name) == "device"
+        dotted = _dotted(node)
+        if not dotted or dotted.startswith("torch."):
+            return False
+        name = dotted.rsplit(".", 1)[-1]
+        if DEVICE_NAME.search(name):
+            return True
+        following = ("device", name)
+        if following in self._following:
+            return False
+        self._following.add(following)
+        try:
+            return any(self._may_name_a_device(value, depth + 1) for value in self.values.assigned_values(name))
+        finally:
+            self._following.discard(following)
+
+    def _reads_a_file(self, call: ast.Call) -> bool:
+        """A reader TL103 starts from, by its last name (an import alias counts as the name it binds)."""
+        name = last_name(call.func)
+        return self._aliases.get(name, name) in _FILE_READERS
