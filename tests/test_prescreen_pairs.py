@@ -40,6 +40,95 @@ CASES: Dict[str, Tuple[str, str, bool]] = {
         """,
         False,
     ),
+    # summed under `torch.no_grad()` (one `import torch` binds `torch`): GraphValues' kind is None there
+    "tl401_sum_under_torch_no_grad": (
+        "TL401",
+        """
+        import torch
+
+
+        def train(model, loader, optimizer):
+            total = 0
+            for x, y in loader:
+                loss = torch.nn.functional.mse_loss(model(x), y)
+                loss.backward()
+                optimizer.step()
+                optimizer.zero_grad()
+                with torch.no_grad():
+                    total += model(x).sum()
+            return total
+        """,
+        False,
+    ),
+    # the same under a `no_grad` of another library: not torch's, so the rule follows the graph
+    "tl401_sum_under_another_librarys_no_grad": (
+        "TL401",
+        """
+        import torch
+        from mylib import no_grad
+
+
+        def train(model, loader, optimizer):
+            total = 0
+            for x, y in loader:
+                loss = torch.nn.functional.mse_loss(model(x), y)
+                loss.backward()
+                optimizer.step()
+                optimizer.zero_grad()
+                with no_grad():
+                    total += model(x).sum()
+            return total
+        """,
+        True,
+    ),
+    # stored by a method named like an evaluation step, which `runs_without_grad` takes for running without grad
+    "tl401_stored_in_an_evaluation_step": (
+        "TL401",
+        """
+        import torch
+
+
+        class Trainer:
+            def __init__(self):
+                self.scores = []
+
+            def validation_step(self, model, x):
+                self.total = self.total + model(x).sum()
+
+            def fit(self, model, loader, optimizer):
+                for x in loader:
+                    loss = model(x).sum()
+                    loss.backward()
+                    optimizer.step()
+                    optimizer.zero_grad()
+                    self.validation_step(model, x)
+        """,
+        False,
+    ),
+    # the same method under another name: per-step code that keeps the graph
+    "tl401_stored_in_a_per_step_method": (
+        "TL401",
+        """
+        import torch
+
+
+        class Trainer:
+            def __init__(self):
+                self.scores = []
+
+            def record(self, model, x):
+                self.total = self.total + model(x).sum()
+
+            def fit(self, model, loader, optimizer):
+                for x in loader:
+                    loss = model(x).sum()
+                    loss.backward()
+                    optimizer.step()
+                    optimizer.zero_grad()
+                    self.record(model, x)
+        """,
+        True,
+    ),
     # reset in the epoch loop, summed in the loader loop: the rule's step is the loader loop
     "tl401_sum_reset_per_epoch_only": (
         "TL401",

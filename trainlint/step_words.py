@@ -54,6 +54,8 @@ HELD_OUT_LOADER_NAME = re.compile(
     rf"^({HELD_OUT_SPLITS})_?({SPLIT_LOADER_SUFFIXES})s?$|^({SPLIT_LOADER_PREFIXES})_?({HELD_OUT_SPLITS})$", re.IGNORECASE
 )
 
+# A step method that evaluates: what GraphValues takes to run without grad (its `runs_without_grad`), whoever calls it.
+EVALUATION_STEP = re.compile(r"^(validation|val|valid|test|predict|eval|evaluation|inference)_step$")
 # Hooks Lightning runs under `torch.no_grad()`/`torch.inference_mode()`.
 GRAD_FREE_HOOK = re.compile(
     r"^(validation|val|valid|test|predict|eval|evaluation|inference)_step$"

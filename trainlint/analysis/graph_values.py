@@ -47,6 +47,7 @@ from trainlint.analysis.names import Binding, Names
 from trainlint.analysis.values import string_value
 from trainlint.analysis.walk import walk
 from trainlint.step_words import (
+    EVALUATION_STEP,
     CASTS,
     CRITERION_NAME,
     DETACHING_ATTRIBUTES,
@@ -77,7 +78,6 @@ class GraphKind(enum.IntEnum):
 Kind = Optional[GraphKind]
 MAX_DEPTH = 100  # nested kind queries; each takes a few Python frames
 
-EVALUATION_STEP = re.compile(r"^(validation|val|valid|test|predict|eval|evaluation|inference)_step$")
 BACKWARD_OWNERS = re.compile(r"(accelerator|fabric|engine|trainer|deepspeed|model_engine)$", re.IGNORECASE)
 
 REDUCTIONS = frozenset({"mean", "sum", "norm", "prod", "std", "var", "max", "min", "amax", "amin", "logsumexp"})

@@ -127,6 +127,7 @@ class ModuleValues:
         self._following: Set[Tuple[str, int, str]] = set()
         self._known: Dict[Tuple[str, int, str], bool] = {}
         self._cuts = 0  # cycles cut so far: a "no" found across a cut is not memoised
+        self._grad_free_spans: List[Tuple[Tuple[int, int], Tuple[int, int]]] = []
         self._holder_memo: Dict[Tuple[Callable[[ast.Call], bool], FrozenSet[str], bool], Set[_Key]] = {}
 
     # ----- recording, during the walk ------------------------------------------------------
@@ -365,6 +366,8 @@ class ModuleValues:
             return self._carries(value.value, scope)  # type: ignore[attr-defined]
         if kind is ast.IfExp:
             return self._carries(value.body, scope) or self._carries(value.orelse, scope)  # type: ignore[attr-defined]
+        if self._grad_free_spans and self._runs_without_grad(value):
+            return False  # `GraphValues.kind` asks this here: after names, displays and conditionals, before the rest
         if kind is ast.BinOp:
             return self._carries(value.left, scope) or self._carries(value.right, scope)  # type: ignore[attr-defined]
         if kind is ast.UnaryOp:
@@ -372,6 +375,14 @@ class ModuleValues:
         if kind is ast.Call:
             return self._call_carries(value, scope)  # type: ignore[arg-type]
         return False  # constants, comparisons, `a or b`, f-strings, lambdas: `kind` gives None
+
+    def record_grad_free_spans(self, spans: List[Tuple[Tuple[int, int], Tuple[int, int]]]) -> None:
+        """Where the code surely runs without grad (``TreeFacts._surely_grad_free_spans``), known after the walk."""
+        self._grad_free_spans = spans
+
+    def _runs_without_grad(self, value: ast.AST) -> bool:
+        at = (value.lineno, value.col_offset)  # type: ignore[attr-defined]
+        return any(start <= at <= end for start, end in self._grad_free_spans)
 
     def _name_carries(self, name: str, scope: int) -> bool:
         if name in self._backpropagated:

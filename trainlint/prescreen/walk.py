@@ -41,6 +41,7 @@ from trainlint.prescreen.nodes import (
 )
 from trainlint.prescreen.values import ModuleValues, last_name, target_names
 from trainlint.step_words import (
+    EVALUATION_STEP,
     BACKWARD_METHODS,
     CUDA_ONLY_LIBRARIES,
     GRAD_FREE_HOOK,
@@ -72,6 +73,8 @@ _LIST_GROWERS = frozenset({"append", "extend", "insert"})  # mirror the placemen
 _ITERATION_WRAPPERS = frozenset(wrapper.rsplit(".", 1)[-1] for wrapper in ITERATION_WRAPPERS)
 # Functions whose moves TL103 takes as per batch already (see its `_per_batch`).
 _PER_ITEM_FUNCTIONS = frozenset({"__getitem__", "__iter__", "collate", "collate_fn"})
+# Mirror trainlint.analysis.grad_mode's NO_GRAD_CONTEXTS, after `torch.`
+_NO_GRAD_CONTEXTS = frozenset({"no_grad", "inference_mode", "autograd.no_grad", "autograd.grad_mode.no_grad"})
 _CONSTRUCTION = frozenset({"__new__", "__init__", "__post_init__"})  # what calling a class of the module runs
 
 
@@ -142,6 +145,7 @@ class TreeFacts:
         self._tree = tree
         self._walk(tree)
         self._resolve_calls_through_bindings()
+        self.values.record_grad_free_spans(self._surely_grad_free_spans())
 
     def _bind(self, *names: str) -> None:
         for name in names:
@@ -184,6 +188,9 @@ class TreeFacts:
         self._grad_free: Set[int] = set()  # functions decorated like `@torch.no_grad()`
         self._grad_free_hooks: Set[int] = set()  # functions named like the hooks Lightning runs without grad
         self._no_grad_blocks: List[Tuple[Tuple[int, ...], Tuple[int, int], Tuple[int, int]]] = []  # functions, start, end
+        # `with <no_grad-like>:` blocks and defs decorated so, with the expressions naming the context; defs named like
+        # an evaluation step (context None): where GraphValues may find code running without grad
+        self._grad_free_candidates: List[Tuple[Optional[ast.AST], ast.AST]] = []
         self._grad_switches: List[Tuple[ast.Call, int]] = []  # `torch.set_grad_enabled(False)` as a statement, its scope
         self._stored_attributes: Set[str] = set()  # `x.name = v` (any store): a `self.name(...)` may run what it holds
         self._loops_for_eval: List[Tuple[ast.AST, Tuple[int, ...], bool]] = []  # loops for TL404: node, functions, held out
@@ -283,6 +290,8 @@ class TreeFacts:
                         self._cuda_imports.add(alias.asname or alias.name.split(".")[0])
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 name = node.name  # type: ignore[attr-defined]
+                if EVALUATION_STEP.match(name):
+                    self._grad_free_candidates.append((None, node))
                 if STEP_HOOK_NAME.search(name):
                     self.trains = True
                 self.defines_forward = self.defines_forward or name == "forward"
@@ -311,6 +320,7 @@ class TreeFacts:
                     self._forwarding_functions.update([name] if name != "__init__" or owner is None else [name, owner.name])
                 if any(_names_no_grad(d) for d in node.decorator_list):  # type: ignore[attr-defined]
                     self._grad_free.add(index)
+                    self._grad_free_candidates.extend((d, node) for d in node.decorator_list)  # type: ignore[attr-defined]
                 elif GRAD_FREE_HOOK.match(name):
                     self._grad_free_hooks.add(index)
                 inner = (functions + (index,), loops, 0, name in _PER_ITEM_FUNCTIONS)
@@ -387,6 +397,7 @@ class TreeFacts:
                     for bound_name in target_names(item.optional_vars) if item.optional_vars else ():
                         self.values.record_context(bound_name, item.context_expr, _scope(functions))
                 if any(_names_no_grad(i.context_expr) for i in node.items):  # type: ignore[attr-defined]
+                    self._grad_free_candidates.extend((i.context_expr, node) for i in node.items)  # type: ignore[attr-defined]
                     start = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
                     self._no_grad_blocks.append((functions, start, (node.end_lineno, node.end_col_offset)))  # type: ignore[attr-defined]
             elif kind is ast.Try or kind.__name__ == "TryStar":
@@ -571,6 +582,27 @@ class TreeFacts:
         for target in targets if callables else ():
             if isinstance(target, (ast.Name, ast.Attribute)):
                 self._callable_values.setdefault(last_name(target), set()).update(callables)
+
+    def _surely_grad_free_spans(self) -> List[Tuple[Tuple[int, int], Tuple[int, int]]]:
+        """Mirror ``GraphValues.runs_without_grad``, narrower: the spans of the code it surely takes for running without
+        grad, decided once every binding is known: a ``with`` or a decorated def whose context is one of
+        ``grad_mode.NO_GRAD_CONTEXTS`` (or ``set_grad_enabled(False)``) under a ``torch`` that one ``import torch``
+        binds, the qualified name the rule resolves then certain; a def named like an evaluation step."""
+        return [
+            ((node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset))  # type: ignore[attr-defined]
+            for context, node in self._grad_free_candidates
+            if context is None or self._surely_disables_grad(context)
+        ]
+
+    def _surely_disables_grad(self, context: ast.AST) -> bool:
+        call = context if isinstance(context, ast.Call) else None
+        root, _, rest = _dotted(call.func if call is not None else context).partition(".")
+        if root not in self._torch_modules or self._bindings.get(root) != 1:
+            return False
+        if rest in _NO_GRAD_CONTEXTS:
+            return True
+        switched_off = call is not None and bool(call.args) and isinstance(call.args[0], ast.Constant)
+        return rest == "set_grad_enabled" and switched_off and call.args[0].value is False  # type: ignore[union-attr]
 
     def _resolve_calls_through_bindings(self) -> None:
         """Widen what each function and loop calls to what the analyses' ``Names.resolve_callable`` may resolve
