@@ -54,6 +54,9 @@ HELD_OUT_LOADER_NAME = re.compile(
     rf"^({HELD_OUT_SPLITS})_?({SPLIT_LOADER_SUFFIXES})s?$|^({SPLIT_LOADER_PREFIXES})_?({HELD_OUT_SPLITS})$", re.IGNORECASE
 )
 
+# What TrainingLoops takes for a loader: a call of a factory (by the end of its qualified or dotted name), or a name so.
+LOADER_FACTORIES = ("DataLoader",)
+LOADER_NAME = re.compile(r"(loader|dataloader|(^|_)dl$|batches$)", re.IGNORECASE)
 # A step method that evaluates: what GraphValues takes to run without grad (its `runs_without_grad`), whoever calls it.
 EVALUATION_STEP = re.compile(r"^(validation|val|valid|test|predict|eval|evaluation|inference)_step$")
 # Hooks Lightning runs under `torch.no_grad()`/`torch.inference_mode()`.

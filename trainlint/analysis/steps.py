@@ -41,7 +41,6 @@ or when such a function calls it.
 from __future__ import annotations
 
 import functools
-import re
 from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple, Union
 
 import libcst as cst
@@ -52,6 +51,8 @@ from trainlint.analysis.imports import dotted
 from trainlint.analysis.names import ASSIGN, WITH, Names
 from trainlint.analysis.walk import walk
 from trainlint.step_words import (
+    LOADER_FACTORIES,
+    LOADER_NAME,
     BOOKKEEPING_METHOD,
     GENERIC_HOOK_NAMES,
     HELD_OUT_LOADER_NAME,
@@ -70,8 +71,6 @@ COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 DEFINITIONS = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 
 # A name that says "loader" is trusted where no binding shows one (a loader handed in as a parameter).
-LOADER_NAME = re.compile(r"(loader|dataloader|(^|_)dl$|batches$)", re.IGNORECASE)
-LOADER_FACTORIES = ("DataLoader",)
 # Keywords that say where or how a tensor is made: reading a module attribute for them runs nothing of it.
 PLACEMENT_KEYWORDS = frozenset({"device", "dtype"})
 

@@ -9,7 +9,7 @@ import functools
 import re
 from typing import Dict, List, Optional
 
-from trainlint.prescreen.nodes import _keyword_value
+from trainlint.prescreen.nodes import _argument_values, _keyword_value
 from trainlint.prescreen.values import MODULE, last_name, root_name
 from trainlint.prescreen.walk import (
     _FLOAT_CASTS,
@@ -65,7 +65,7 @@ class BatchQuestions(TreeFacts):
         some argument that may be a float tensor; the model's ``forward`` embeds what that call passes."""
         for name, call, _ in self._calls:
             values = self._plain_values.get(name, ()) if "." not in name else ()
-            if any(map(self._instantiates_a_class_here, values)) and any(self._may_be_float(a) for a in call.args):
+            if any(map(self._instantiates_a_class_here, values)) and any(map(self._may_be_float, _argument_values(call))):
                 return True
         return False
 
@@ -210,10 +210,10 @@ class BatchQuestions(TreeFacts):
             )
         if isinstance(iterable, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
             return self._may_be_float(iterable.elt)
-        if isinstance(iterable, ast.Call) and iterable.args:
+        if isinstance(iterable, ast.Call) and (iterable.args or iterable.keywords):
             func = iterable.func
             name = self._aliases.get(func.id, func.id) if isinstance(func, ast.Name) else last_name(func)
-            arguments = [a.value if isinstance(a, ast.Starred) else a for a in iterable.args]
+            arguments = _argument_values(iterable)  # by keyword too: `DataLoader(dataset=...)`, `tqdm(iterable=ids)`
             if name in _ITEM_KEEPERS and any(map(self._iteration_may_be_float, arguments)):
                 return True
             if name == "TensorDataset" and any(map(self._may_be_float, arguments)):
@@ -265,7 +265,8 @@ class BatchQuestions(TreeFacts):
             return self._dtype_name(dtype) not in INTEGER_DTYPES
         if name in _SHAPED_MAKERS:
             return True
-        return bool(call.args) and self._may_be_numpy_float(call.args[0], 0)
+        # the rule's `call.args[0]` is LibCST's first argument: the first positional one, else a keyword (`data=`)
+        return any(self._may_be_numpy_float(a, 0) for a in [*call.args[:1], *(k.value for k in call.keywords)])
 
     def _may_be_numpy_float(self, data: ast.AST, depth: int) -> bool:
         """Mirror TL302's ``_numpy_float``, wider: a name some binding of which may be one; ``x.astype(d)`` with ``d``

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from trainlint.prescreen.values import MODULE, last_name
 from trainlint.step_words import (
@@ -125,8 +125,10 @@ def _in_body(loop: ast.AST, node: ast.AST) -> bool:
 def _callable_names(value: ast.AST) -> Set[str]:
     """What calling a name bound to ``value`` may run, by last name, as ``Names.resolve_callable`` resolves it but
     wider: the function or class a name or attribute names (``make = BatchLoader``, ``self.evaluate =
-    self.validation_step``), what a ``partial`` wraps, and any other call's result as an instance, whose
-    ``__call__`` runs (``self.step_fn = Step(opt)``); either arm of a conditional."""
+    self.validation_step``), what a ``partial`` wraps, and any other call's result: an instance, whose ``__call__``
+    runs (``self.step_fn = Step(opt)``), or what a function of the callee's name returns (``self.step_fn =
+    make_step(opt)`` returning its closure: ``f()`` stands for that, resolved by ``TreeFacts._may_call``); either
+    arm of a conditional."""
     if isinstance(value, (ast.Name, ast.Attribute)):
         return {last_name(value)}
     if isinstance(value, ast.IfExp):
@@ -134,8 +136,20 @@ def _callable_names(value: ast.AST) -> Set[str]:
     if isinstance(value, ast.Call):
         if last_name(value.func) == "partial" and value.args and not isinstance(value.args[0], ast.Starred):
             return _callable_names(value.args[0])
-        return {"__call__"}
+        return {"__call__", f"{last_name(value.func)}()"}
     return set()
+
+
+def _paired(target: ast.AST, value: ast.AST) -> Iterator[Tuple[ast.AST, ast.AST]]:
+    """Each target of an assignment with the value it receives: ``a, b = f, g`` pairs ``a`` with ``f``; an unpacking
+    of anything but a display of the same length gives each target nothing the analyses resolve."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
+            if not any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts)):
+                for element, element_value in zip(target.elts, value.elts):
+                    yield from _paired(element, element_value)
+        return
+    yield target, value
 
 
 def _splits_a_name(call: ast.Call) -> bool:
@@ -218,6 +232,12 @@ def _may_count_a_run(loop: ast.AST) -> bool:
         return True
     iterated = getattr(loop, "iter", None)
     return isinstance(iterated, ast.Call) and last_name(iterated.func) == "range"
+
+
+def _argument_values(call: ast.Call) -> List[ast.AST]:
+    """Every argument of ``call``, positional (``*x`` as ``x``) and by keyword (``**kw`` as ``kw``): LibCST's
+    ``call.args`` holds both, so a rule reading an argument by position may read a keyword."""
+    return [*(a.value if isinstance(a, ast.Starred) else a for a in call.args), *(k.value for k in call.keywords)]
 
 
 def _keyword_value(call: ast.Call, keyword: str) -> Optional[ast.AST]:

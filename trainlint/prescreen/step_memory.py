@@ -27,6 +27,8 @@ from trainlint.prescreen.walk import (
     _Place,
 )
 from trainlint.step_words import (
+    LOADER_FACTORIES,
+    LOADER_NAME,
     GENERIC_HOOK_NAMES,
     OOM_MESSAGE,
     OPTIMIZER_NAME,
@@ -83,11 +85,13 @@ class StepMemoryQuestions(TreeFacts):
     def _dies_with_its_call(self, place: _Place, storage: Optional[str], training_loops: Set[ast.AST]) -> bool:
         """Mirror TL401's storage ("a local bound before the step loop, or an attribute"): a name local to a
         function (a parameter too: the rule does not follow a list handed in), where no loop of that function
-        around the accumulation trains, is gone when the call returns: it outlives no step."""
+        around the accumulation may be a step loop (``TrainingLoops``: one that trains, or any loader loop, such as
+        ``for x in DataLoader(...)`` in a ``training_step``), is gone when the call returns: it outlives no step."""
         if storage is None or not place.functions:
             return False
         own_loops = place.loops[len(place.loops) - place.local_loops :]
-        return not training_loops.intersection(own_loops) and self.values.is_local(storage, place.functions[-1])
+        may_step = any(loop in training_loops or self._may_be_a_loader_loop(loop) for loop in own_loops)
+        return not may_step and self.values.is_local(storage, place.functions[-1])
 
     def _starts_afresh_each_iteration(self, place: _Place, storage: Optional[str]) -> bool:
         """Mirror TL401's reset: a name of the function (not ``global``/``nonlocal``) bound afresh in a loop of the
@@ -102,10 +106,44 @@ class StepMemoryQuestions(TreeFacts):
         step = next((i for i in reversed(range(len(own))) if not self._never_a_loader_loop(own[i])), len(own) - 1)
         return any((id(loop), storage) in self._loop_resets for loop in own[step:])
 
+    def _may_be_a_loader_loop(self, loop: ast.AST) -> bool:
+        """Mirror ``TrainingLoops._loader_and_batch``, wider: a loop that pulls a batch with ``next(...)``, or a ``for``
+        over (``enumerate``/``tqdm``/... stripped) a call of a ``DataLoader`` or of something named like a loader, a
+        name or attribute named like one or bound to such a call (by last name), or a ``with ... as`` name (the rule
+        follows ``with tqdm(loader) as bar`` to ``loader``)."""
+        if "next" in self._loop_plain_calls[loop]:
+            return True
+        if type(loop) is ast.While:
+            return False
+        iterable = loop.iter  # type: ignore[attr-defined]
+        while isinstance(iterable, ast.Call) and iterable.args and last_name(iterable.func) in _ITERATION_WRAPPERS:
+            iterable = iterable.args[0]
+        if isinstance(iterable, ast.Call):
+            return self._names_a_loader(last_name(iterable.func))
+        name = last_name(iterable) if isinstance(iterable, (ast.Name, ast.Attribute)) else ""
+        if not name:
+            return False
+        return self._names_a_loader(name) or name in self._loader_bound_names or self.values.is_context(name)
+
+    def _names_a_loader(self, name: str) -> bool:
+        original = self._aliases.get(name, name)
+        return original.endswith(LOADER_FACTORIES) or name.endswith(LOADER_FACTORIES) or bool(LOADER_NAME.search(name))
+
+    @functools.cached_property
+    def _loader_bound_names(self) -> Set[str]:
+        """Last names of the targets some assignment gives a loader's call (``TrainingLoops._names_bound_to_loaders``)."""
+        return {
+            target.rsplit(".", 1)[-1]
+            for callee, targets in self._calls_assigned
+            if self._names_a_loader(callee.rsplit(".", 1)[-1])
+            for target in targets
+        }
+
     def _never_a_loader_loop(self, loop: ast.AST) -> bool:
-        """Mirror ``TrainingLoops``' loader loops, wider: a ``for`` over ``range(...)`` or ``zip(...)`` (through
-        ``enumerate``, ``tqdm``, ``iter``) that pulls no batch with ``next(...)`` is never one."""
-        if type(loop) is not ast.For or "next" in self._loop_plain_calls[loop]:
+        """Mirror ``TrainingLoops``' step loops, wider: a ``for`` over ``range(...)`` or ``zip(...)`` (through
+        ``enumerate``, ``tqdm``, ``iter``) that pulls no batch with ``next(...)`` and may not train itself (a loop of
+        micro-batches running ``backward`` is a step loop) is never one."""
+        if type(loop) is not ast.For or "next" in self._loop_plain_calls[loop] or loop in self._training_loops:
             return False
         iterable = loop.iter  # type: ignore[attr-defined]
         while isinstance(iterable, ast.Call) and iterable.args and last_name(iterable.func) in _ITERATION_WRAPPERS:

@@ -414,6 +414,24 @@ class ModuleValues:
         """Mirror ``_parameter_kind``: what the module's calls of the function pass for the parameter, wider."""
         return any(self._carries(v, scope) for v, scope in self.passed(key))
 
+    def is_context(self, name: str) -> bool:
+        """Whether some ``with ... as name`` binds ``name``, in any scope."""
+        return any(key[1] == name for key in self._contexts)
+
+    def parameter_sources(self, name: str) -> List[ast.AST]:
+        """What the parameters called ``name`` may be given: their defaults, and what the module's calls of their
+        functions pass for them (:meth:`passed`)."""
+        found: List[ast.AST] = []
+        for key in self._parameters_by_name.get(name, ()):
+            found.extend(value for value, _ in self._defaults.get(key, ()))
+            if key in self._parameters:
+                found.extend(value for value, _ in self.passed(key))
+        return found
+
+    def returns_of(self, name: str) -> List[ast.AST]:
+        """What the functions called ``name`` return or yield."""
+        return [value for function, values in self._returns.items() if self._function_names[function] == name for value in values]
+
     def parameter_names(self) -> Set[str]:
         """Every name some def or lambda of the module takes as a parameter."""
         return set(self._parameters_by_name)

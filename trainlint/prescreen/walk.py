@@ -11,9 +11,11 @@ import ast
 import functools
 import itertools
 import re
-from typing import Dict, List, NamedTuple, Optional, Set, Tuple
+from typing import Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple
 
 from trainlint.prescreen.nodes import (
+    _paired,
+    _class_scope,
     _INDEX_KEYS,
     _binds_self,
     _callable_names,
@@ -199,6 +201,7 @@ class TreeFacts:
         # `make = BatchLoader`, `self.update = partial(sgd_update, ...)`, `self.step_fn = Step(...)`: by the target's
         # last name, what calling it may run (see `_callable_names`)
         self._callable_values: Dict[str, Set[str]] = {}
+        self._runs: Dict[str, FrozenSet[str]] = {}  # memo of `_runs_of`
         self._loop_steps: Dict[ast.AST, Set[_Step]] = {}  # loop -> its `.step(...)` calls
         self._function_steps: Dict[int, Set[_Step]] = {}  # function id -> the same
         self._zero_grad_functions: Set[int] = set()  # functions with an `x.zero_grad()` in their body, nested defs too
@@ -351,11 +354,12 @@ class TreeFacts:
                 self._class_names.add(node.name)  # type: ignore[attr-defined]
                 self._bind_code([node.name], node, module_statements, functions)  # type: ignore[attr-defined]
                 self.values.record_class(node.name, _scope(functions))  # type: ignore[attr-defined]
-                for statement in node.body:  # type: ignore[attr-defined]
+                own = _class_scope(node)  # type: ignore[arg-type]  # its `if`/`try` blocks too (`Names.method_class`)
+                for statement in own:
                     if isinstance(statement, ast.Assign) or (isinstance(statement, ast.AnnAssign) and statement.value):
                         targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
                         self.values.record_class_attribute(targets, statement.value, _scope(functions))  # type: ignore[arg-type]
-                self._method_class.update((id(n), node) for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))  # type: ignore[attr-defined,misc]
+                self._method_class.update((id(n), node) for n in own if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))  # type: ignore[misc]
                 self._class_bases.setdefault(node.name, set()).update(map(last_name, node.bases))  # type: ignore[attr-defined]
                 stack.extend((child, functions, loops, 0, per_batch) for child in _children(node))
                 continue
@@ -518,7 +522,7 @@ class TreeFacts:
             self.creates_float = True  # `torch.zeros(n, length)`: the default dtype, float32
         elif name in ("to", "type", "astype") and any(_FLOAT_WORD.search(ast.dump(a)) for a in call.args):
             self.creates_float = True
-        if isinstance(call.func, (ast.Name, ast.Attribute)) and call.args:
+        if isinstance(call.func, (ast.Name, ast.Attribute)) and (call.args or call.keywords):
             self._calls.append((_dotted(call.func), call, here.functions))
         if name in _INDEX_SINKS:
             self.takes_indices = True
@@ -578,9 +582,9 @@ class TreeFacts:
             self._calls_assigned.append((_dotted(value.func), [t for t in map(_dotted, targets) if t]))
         if here.functions and self._names[here.functions[-1]] == "__init__" and _history_shaped(value):
             self._history_attributes.update(t.attr for t in targets if _is_self_attribute(t))
-        callables = _callable_names(value)
-        for target in targets if callables else ():
-            if isinstance(target, (ast.Name, ast.Attribute)):
+        for target, target_value in (pair for target in targets for pair in _paired(target, value)):
+            callables = _callable_names(target_value) if isinstance(target, (ast.Name, ast.Attribute)) else ()
+            if callables:
                 self._callable_values.setdefault(last_name(target), set()).update(callables)
 
     def _surely_grad_free_spans(self) -> List[Tuple[Tuple[int, int], Tuple[int, int]]]:
@@ -616,21 +620,36 @@ class TreeFacts:
             callees |= self._may_call(callees)
 
     def _may_call(self, names: Set[str]) -> Set[str]:
-        """The last names a call of any of ``names`` may run (see :meth:`_resolve_calls_through_bindings`), the import
-        aliases' original names included."""
-        found = set(names)
-        pending = list(names)
+        """The last names a call of any of ``names`` may run (:meth:`_runs_of` each)."""
+        found: Set[str] = set()
+        for name in names:
+            found |= self._runs_of(name)
+        return found
+
+    def _runs_of(self, name: str) -> FrozenSet[str]:
+        """The last names a call of ``name`` may run, itself included (see :meth:`_resolve_calls_through_bindings`), the
+        import aliases' original names too; a parameter's through what it is given (its defaults, what the module's
+        calls of its function pass: ``set_step(sgd_step)``), and ``f()`` through what functions named ``f`` return."""
+        known = self._runs.get(name)
+        if known is not None:
+            return known
+        found = {name}
+        pending = [name]
         while pending:
-            name = pending.pop()
-            more = set(self._callable_values.get(name, ()))
-            if name in self._aliases:
-                more.add(self._aliases[name])
-            if name in self._class_names:
+            current = pending.pop()
+            more = set(self._callable_values.get(current, ()))
+            if current in self._aliases:
+                more.add(self._aliases[current])
+            if current in self._class_names:
                 more |= _CONSTRUCTION
+            given = self.values.returns_of(current[:-2]) if current.endswith("()") else self.values.parameter_sources(current)
+            for value in given:
+                more |= _callable_names(value)
             more -= found
             found |= more
             pending.extend(more)
-        return found
+        known = self._runs[name] = frozenset(n for n in found if not n.endswith("()"))
+        return known
 
     @functools.cached_property
     def _callers_by_callee(self) -> Dict[str, Set[str]]:
