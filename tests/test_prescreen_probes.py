@@ -4,9 +4,9 @@ devices and shims, TL302's scopes): each is linted by every rule with and withou
 Most of them are findings: they hold the screen to what it must keep. Stop 30 dropped `dict(pin_memory=True)` from
 the screen for a while (`pin_dict_call`), which neither the fixtures nor 56 repositories showed; this set did.
 
-`tests/prescreen_shapes/` holds the modules where a condition was found narrower than its rule (stop 31's two
-red-team passes: calls through `self.x = f`, `partial`, an alias, an instance's `__call__`, a factory's closure or a
-parameter; keyword arguments; f-string devices; walrus bindings; a loop's `else`; class-body attributes and
+`tests/prescreen_shapes/` holds the modules where a condition was found narrower than its rule (stop 31's three
+red-team passes: calls through `self.x = f`, `partial`, an alias, an instance's `__call__`, a factory's or a lambda's
+result, a starred unpacking or a parameter; keyword arguments; f-string devices; walrus bindings; a loop's `else`; class-body attributes and
 conditional methods; step loops the screen did not take for one), each a finding the screen hid, its first line
 saying which fact was missing.
 """

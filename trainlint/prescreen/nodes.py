@@ -136,17 +136,25 @@ def _callable_names(value: ast.AST) -> Set[str]:
     if isinstance(value, ast.Call):
         if last_name(value.func) == "partial" and value.args and not isinstance(value.args[0], ast.Starred):
             return _callable_names(value.args[0])
+        if isinstance(value.func, ast.Lambda):  # `(lambda: sgd_step)()`, `(lambda f=sgd_step: f)()`
+            defaults = [*value.func.args.defaults, *(d for d in value.func.args.kw_defaults if d is not None)]
+            return set().union(_callable_names(value.func.body), *map(_callable_names, defaults))
         return {"__call__", f"{last_name(value.func)}()"}
     return set()
 
 
 def _paired(target: ast.AST, value: ast.AST) -> Iterator[Tuple[ast.AST, ast.AST]]:
-    """Each target of an assignment with the value it receives: ``a, b = f, g`` pairs ``a`` with ``f``; an unpacking
-    of anything but a display of the same length gives each target nothing the analyses resolve."""
+    """Each target of an assignment with a value it may receive: ``a, b = f, g`` pairs ``a`` with ``f``; with a
+    starred element on either side (``a, *rest = f, g, h``), each target with every element of the display; an
+    unpacking of anything but a display gives the targets nothing the analyses resolve."""
+    if isinstance(target, ast.Starred):
+        target = target.value
     if isinstance(target, (ast.Tuple, ast.List)):
-        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
-            if not any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts)):
-                for element, element_value in zip(target.elts, value.elts):
+        if isinstance(value, (ast.Tuple, ast.List)):
+            values = [v.value if isinstance(v, ast.Starred) else v for v in value.elts]
+            exact = len(values) == len(target.elts) and not any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts))
+            for index, element in enumerate(target.elts):
+                for element_value in values[index : index + 1] if exact else values:
                     yield from _paired(element, element_value)
         return
     yield target, value

@@ -13,6 +13,7 @@ import itertools
 from typing import Dict, List, Optional, Set
 
 from trainlint.prescreen.nodes import (
+    _argument_values,
     _close_over_callees,
     _dotted,
     _own_nodes,
@@ -82,13 +83,13 @@ class StepMemoryQuestions(TreeFacts):
         qualified = (f"{target}.{rest}" if rest else target for target in self._imported.get(head, ()))
         return any(q.startswith(_TORCH_OPTIMIZERS) and not q.startswith(_NOT_OPTIMIZERS) for q in qualified)
 
-    def _dies_with_its_call(self, place: _Place, storage: Optional[str], training_loops: Set[ast.AST]) -> bool:
+    def _dies_with_its_call(self, place: _Place, value: ast.AST, storage: Optional[str], training_loops: Set[ast.AST]) -> bool:
         """Mirror TL401's storage ("a local bound before the step loop, or an attribute"): a name local to a
         function (a parameter too: the rule does not follow a list handed in), where no loop of that function
         around the accumulation may be a step loop (``TrainingLoops``: one that trains, or any loader loop, such as
         ``for x in DataLoader(...)`` in a ``training_step``), is gone when the call returns: it outlives no step."""
-        if storage is None or not place.functions:
-            return False
+        if storage is None or not place.functions or self._in_a_lambda(value):
+            return False  # in a lambda, its own scope to the rule: the storage is none of its locals
         own_loops = place.loops[len(place.loops) - place.local_loops :]
         may_step = any(loop in training_loops or self._may_be_a_loader_loop(loop) for loop in own_loops)
         return not may_step and self.values.is_local(storage, place.functions[-1])
@@ -115,15 +116,22 @@ class StepMemoryQuestions(TreeFacts):
             return True
         if type(loop) is ast.While:
             return False
-        iterable = loop.iter  # type: ignore[attr-defined]
-        while isinstance(iterable, ast.Call) and iterable.args and last_name(iterable.func) in _ITERATION_WRAPPERS:
-            iterable = iterable.args[0]
-        if isinstance(iterable, ast.Call):
-            return self._names_a_loader(last_name(iterable.func))
-        name = last_name(iterable) if isinstance(iterable, (ast.Name, ast.Attribute)) else ""
-        if not name:
-            return False
-        return self._names_a_loader(name) or name in self._loader_bound_names or self.values.is_context(name)
+        pending = [loop.iter]  # type: ignore[attr-defined]  # every argument of a call too: wrappers under any name
+        while pending:
+            node = pending.pop()
+            if isinstance(node, ast.Call):
+                if self._names_a_loader(last_name(node.func)):
+                    return True
+                pending.extend(_argument_values(node))
+            elif isinstance(node, (ast.Name, ast.Attribute)):
+                name = last_name(node)
+                if self._names_a_loader(name) or name in self._loader_bound_names or self.values.is_context(name):
+                    return True
+        return False
+
+    def _in_a_lambda(self, node: ast.AST) -> bool:
+        at = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+        return any((f.lineno, f.col_offset) <= at <= (f.end_lineno, f.end_col_offset) for f in self._lambdas)  # type: ignore[attr-defined]
 
     def _names_a_loader(self, name: str) -> bool:
         original = self._aliases.get(name, name)
@@ -173,7 +181,7 @@ class StepMemoryQuestions(TreeFacts):
     def accumulates_per_step(self) -> bool:
         return any(
             self._in_step(place)
-            and not self._dies_with_its_call(place, storage, self._training_loops)
+            and not self._dies_with_its_call(place, value, storage, self._training_loops)
             and not self._starts_afresh_each_iteration(place, storage)
             and self.values.may_carry_graph(value, _scope(place.functions))
             for place, value, storage in self._accumulations

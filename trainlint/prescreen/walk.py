@@ -202,6 +202,8 @@ class TreeFacts:
         # last name, what calling it may run (see `_callable_names`)
         self._callable_values: Dict[str, Set[str]] = {}
         self._runs: Dict[str, FrozenSet[str]] = {}  # memo of `_runs_of`
+        self._lambda_results: Dict[str, List[ast.AST]] = {}  # `make = lambda: sgd_step`: what calling `make` returns
+        self._lambdas: List[ast.AST] = []  # every lambda: its own scope to the analyses, not its function's
         self._loop_steps: Dict[ast.AST, Set[_Step]] = {}  # loop -> its `.step(...)` calls
         self._function_steps: Dict[int, Set[_Step]] = {}  # function id -> the same
         self._zero_grad_functions: Set[int] = set()  # functions with an `x.zero_grad()` in their body, nested defs too
@@ -330,6 +332,7 @@ class TreeFacts:
                 stack.extend((child, *inner) for child in _children(node))
                 continue
             elif kind is ast.Lambda:  # its parameters are recorded in the scope around it: wider, never narrower
+                self._lambdas.append(node)
                 for argument in ast.walk(node.args):  # type: ignore[attr-defined]
                     if isinstance(argument, ast.arg):
                         self.values.record_opaque(argument.arg, _scope(functions))
@@ -583,6 +586,8 @@ class TreeFacts:
         if here.functions and self._names[here.functions[-1]] == "__init__" and _history_shaped(value):
             self._history_attributes.update(t.attr for t in targets if _is_self_attribute(t))
         for target, target_value in (pair for target in targets for pair in _paired(target, value)):
+            if isinstance(target_value, ast.Lambda) and isinstance(target, (ast.Name, ast.Attribute)):
+                self._lambda_results.setdefault(last_name(target), []).append(target_value.body)
             callables = _callable_names(target_value) if isinstance(target, (ast.Name, ast.Attribute)) else ()
             if callables:
                 self._callable_values.setdefault(last_name(target), set()).update(callables)
@@ -611,11 +616,9 @@ class TreeFacts:
     def _resolve_calls_through_bindings(self) -> None:
         """Widen what each function and loop calls to what the analyses' ``Names.resolve_callable`` may resolve
         those calls to: through the bindings of the callee's last name (``self.update = sgd_update``; a ``partial``;
-        an instance's ``__call__``), and a class's construction (``Evaluation(model, loader)`` runs its
+        an instance's ``__call__``; a factory's closure), a parameter's arguments, and a class's construction (``Evaluation(model, loader)`` runs its
         ``__init__``), transitively. Decided after the walk, once every binding is known; callees stay matched by
         last name, so ``__init__`` stands for every class's."""
-        if not self._callable_values and not self._class_names:
-            return
         for callees in itertools.chain(self._callees, self._loop_calls.values(), [self._called]):
             callees |= self._may_call(callees)
 
@@ -642,7 +645,10 @@ class TreeFacts:
                 more.add(self._aliases[current])
             if current in self._class_names:
                 more |= _CONSTRUCTION
-            given = self.values.returns_of(current[:-2]) if current.endswith("()") else self.values.parameter_sources(current)
+            if current.endswith("()"):
+                given = [*self.values.returns_of(current[:-2]), *self._lambda_results.get(current[:-2], ())]
+            else:
+                given = self.values.parameter_sources(current)
             for value in given:
                 more |= _callable_names(value)
             more -= found
