@@ -9,7 +9,7 @@ import functools
 from typing import Dict, List, Optional, Set, Tuple
 
 from trainlint.amp_entry_points import AMP_APIS, COMPAT_ERRORS
-from trainlint.prescreen.nodes import _dotted, _keyword_value
+from trainlint.prescreen.nodes import _dotted, _is_false, _keyword_value
 from trainlint.prescreen.values import last_name
 from trainlint.prescreen.walk import _AMP_APIS, TreeFacts
 from trainlint.step_words import CUDA_DEVICE, LAUNCHER_CLASSES, LAUNCHER_NAMES
@@ -204,10 +204,8 @@ class DeviceQuestions(TreeFacts):
     def _surely_amp_api(self, func: ast.AST) -> Optional[bool]:
         """Whether ``func`` is a CUDA-only AMP API (True) or the device-taking one (False), where its spelling from a
         single ``import torch`` (or ``import torch as th``) makes that certain; None elsewhere."""
-        root, _, rest = _dotted(func).partition(".")
-        if root not in self._torch_modules or self._bindings.get(root) != 1:
-            return None
-        api = AMP_APIS.get(f"torch.{rest}")
+        rest = self._under_torch(func)
+        api = None if rest is None else AMP_APIS.get(f"torch.{rest}")
         return None if api is None else api.cuda_only
 
     @functools.cached_property
@@ -252,10 +250,6 @@ class DeviceQuestions(TreeFacts):
 def _binds_arguments(call: ast.Call) -> bool:
     """``amp_apis.bind_arguments`` gives up on ``*args`` and ``**kwargs``: the rule reports no such call."""
     return not any(isinstance(a, ast.Starred) for a in call.args) and all(k.arg is not None for k in call.keywords)
-
-
-def _is_false(value: Optional[ast.AST]) -> bool:
-    return isinstance(value, ast.Constant) and value.value is False
 
 
 def _catches_compat_errors(statement: ast.Try) -> bool:

@@ -11,6 +11,7 @@ from typing import List, Optional, Set, Tuple
 from trainlint.prescreen.nodes import (
     _close_over_callees,
     _dotted,
+    _is_false,
     _optimizer_receiver,
     _own_nodes,
     _scope,
@@ -173,9 +174,8 @@ class EvaluationQuestions(TreeFacts):
         functions' not, for code that runs without grad, wherever the statement stands in it."""
         found: Set[int] = set()
         for call, scope in self._grad_switches:
-            root, _, rest = _dotted(call.func).partition(".")
-            qualified = root in self._torch_modules and self._bindings.get(root) == 1 and rest in ("set_grad_enabled", "autograd.set_grad_enabled")
-            if qualified and call.args and isinstance(call.args[0], ast.Constant) and call.args[0].value is False:
+            qualified = self._under_torch(call.func) in ("set_grad_enabled", "autograd.set_grad_enabled")
+            if qualified and call.args and _is_false(call.args[0]):
                 found.add(scope)
         return found
 

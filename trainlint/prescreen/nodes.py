@@ -305,6 +305,10 @@ def _plain_root(storage: Optional[ast.AST]) -> Optional[str]:
     return storage.id if isinstance(storage, ast.Name) else None
 
 
+def _is_false(value: Optional[ast.AST]) -> bool:
+    return isinstance(value, ast.Constant) and value.value is False
+
+
 def _is_zero(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and node.value == 0 and not isinstance(node.value, bool)
 

@@ -28,9 +28,9 @@ from trainlint.prescreen.walk import (
     _Place,
 )
 from trainlint.step_words import (
+    GENERIC_HOOK_NAMES,
     LOADER_FACTORIES,
     LOADER_NAME,
-    GENERIC_HOOK_NAMES,
     OOM_MESSAGE,
     OPTIMIZER_NAME,
     STEP_HOOK_NAME,

@@ -14,18 +14,18 @@ import re
 from typing import Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple
 
 from trainlint.prescreen.nodes import (
-    _paired,
-    _class_scope,
     _INDEX_KEYS,
     _binds_self,
     _callable_names,
     _children,
+    _class_scope,
     _counter_name,
     _dotted,
     _history_shaped,
     _history_targets,
     _in_body,
     _is_dotted,
+    _is_false,
     _is_index_key,
     _is_self_attribute,
     _is_zero,
@@ -34,6 +34,7 @@ from trainlint.prescreen.nodes import (
     _names_held_out_data,
     _names_no_grad,
     _optimizer_receiver,
+    _paired,
     _plain_root,
     _scope,
     _sets_eval_mode,
@@ -43,9 +44,9 @@ from trainlint.prescreen.nodes import (
 )
 from trainlint.prescreen.values import ModuleValues, last_name, target_names
 from trainlint.step_words import (
-    EVALUATION_STEP,
     BACKWARD_METHODS,
     CUDA_ONLY_LIBRARIES,
+    EVALUATION_STEP,
     GRAD_FREE_HOOK,
     ITERATION_WRAPPERS,
     SEQUENCE_MAKERS,
@@ -605,13 +606,18 @@ class TreeFacts:
 
     def _surely_disables_grad(self, context: ast.AST) -> bool:
         call = context if isinstance(context, ast.Call) else None
-        root, _, rest = _dotted(call.func if call is not None else context).partition(".")
-        if root not in self._torch_modules or self._bindings.get(root) != 1:
-            return False
+        rest = self._under_torch(call.func if call is not None else context)
         if rest in _NO_GRAD_CONTEXTS:
             return True
-        switched_off = call is not None and bool(call.args) and isinstance(call.args[0], ast.Constant)
-        return rest == "set_grad_enabled" and switched_off and call.args[0].value is False  # type: ignore[union-attr]
+        return rest == "set_grad_enabled" and call is not None and bool(call.args) and _is_false(call.args[0])
+
+    def _under_torch(self, node: ast.AST) -> Optional[str]:
+        """``node`` spelled ``torch.<rest>`` under a ``torch`` that one ``import torch`` (or ``import torch as th``)
+        binds: ``rest``, the qualified name the analyses resolve then certain; None elsewhere."""
+        root, _, rest = _dotted(node).partition(".")
+        if not rest or root not in self._torch_modules or self._bindings.get(root) != 1:
+            return None
+        return rest
 
     def _resolve_calls_through_bindings(self) -> None:
         """Widen what each function and loop calls to what the analyses' ``Names.resolve_callable`` may resolve
