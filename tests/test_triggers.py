@@ -15,7 +15,7 @@ import libcst as cst
 
 from tests.fixture_cases import bad_cases, case_id, code_of, ok_cases
 from trainlint.engine import RuleSettings, _run_rules, lint_source
-from trainlint.prefilter import code_text, occurs, triggered_codes
+from trainlint.prefilter import _DOUBLE, _SINGLE, _TRIPLE_DOUBLE, _TRIPLE_SINGLE, code_text, occurs, triggered_codes
 from trainlint.registry import ALL_CODES
 
 
@@ -75,6 +75,29 @@ def test_code_and_strings_around_prose_still_trigger(source: str, code: str) -> 
 def test_code_text_drops_only_prose() -> None:
     source = 'def f():\n    """Doc."""\n    return "#x"  # note\n'
     assert code_text(source) == 'def f():\n\n    return "#x"  \n'
+
+
+# What `code_text` removes, written as the one substitution it was first built as (trying this expression at every
+# character ran ~1.7x slower than the scan from quote to quote that replaced it): the reference it must equal.
+_STRINGS = f"{_TRIPLE_DOUBLE}|{_TRIPLE_SINGLE}|{_DOUBLE}|{_SINGLE}"
+_REFERENCE_PROSE = re.compile(
+    rf"^[ \t]*[A-Za-z]{{0,2}}(?:{_TRIPLE_DOUBLE}|{_TRIPLE_SINGLE})|(?P<string>{_STRINGS})|#[^\r\n]*", re.MULTILINE | re.DOTALL
+)
+# The pieces that decide where prose starts and ends: quotes of both kinds, backslashes, comments, line ends of
+# both kinds, indentation and string prefixes.
+_PIECES = ['"', '"""', "\'", "\'\'\'", "\\", "#", "\n", "\r\n", "\r", "  ", "\t", "r", "rb", "f", "x = ", "abc", "(", ")"]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_code_text_equals_its_reference_on_random_text(seed: int) -> None:
+    """Random mixtures of quotes, comments, escapes and line ends: the quote-to-quote scan removes what the reference
+    substitution removes, character for character (a comparison that fails on any difference)."""
+    import random
+
+    chooser = random.Random(seed)
+    for _ in range(200):
+        text = "".join(chooser.choice(_PIECES) for _ in range(chooser.randint(1, 30)))
+        assert code_text(text) == _REFERENCE_PROSE.sub(r"\g<string>", text), repr(text)
 
 
 _HISTORY = "self.history = []\nself.history.append(x)\n"

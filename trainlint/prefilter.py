@@ -32,17 +32,31 @@ _TRIPLE_DOUBLE = r'"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'
 _TRIPLE_SINGLE = r"'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''"
 _DOUBLE = r'"[^"\\\r\n]*(?:\\.[^"\\\r\n]*)*"'
 _SINGLE = r"'[^'\\\r\n]*(?:\\.[^'\\\r\n]*)*'"
-_PROSE_OR_STRING = re.compile(
-    rf"^[ \t]*[A-Za-z]{{0,2}}(?:{_TRIPLE_DOUBLE}|{_TRIPLE_SINGLE})"  # prose: a triple-quoted string opening its line
-    rf"|(?P<string>{_TRIPLE_DOUBLE}|{_TRIPLE_SINGLE}|{_DOUBLE}|{_SINGLE})"  # kept
-    r"|#[^\r\n]*",  # prose: a comment
-    re.MULTILINE | re.DOTALL,
-)
+_STRING_OR_COMMENT = re.compile(
+    rf"(?P<triple>{_TRIPLE_DOUBLE}|{_TRIPLE_SINGLE})|{_DOUBLE}|{_SINGLE}|#[^\r\n]*",
+    re.DOTALL,
+)  # every branch opens with a quote or a `#`, so the engine skips to the next of them without trying each character
+_PROSE_HEAD = re.compile(r"[ \t]*[A-Za-z]{0,2}\Z")  # what may precede a triple-quoted string on its line for it to be prose
 
 
 def code_text(text: str) -> str:
-    """``text`` without its comments and docstring-like strings."""
-    return _PROSE_OR_STRING.sub(r"\g<string>", text)
+    """``text`` without its comments and docstring-like strings (a triple-quoted string removed with the indentation
+    and the prefix before it on its line)."""
+    pieces: List[str] = []
+    kept_from = 0
+    for match in _STRING_OR_COMMENT.finditer(text):
+        start = match.start()
+        if match.group("triple") is not None:
+            line = text.rfind("\n", 0, start) + 1  # after whatever was matched before: a head of prose holds no quote
+            if not _PROSE_HEAD.match(text, line, start):
+                continue  # a string that is code
+            start = line
+        elif text[start] != "#":
+            continue  # a one-line string: kept
+        pieces.append(text[kept_from:start])
+        kept_from = match.end()
+    pieces.append(text[kept_from:])
+    return "".join(pieces)
 
 
 def triggered_codes(text: str, codes: FrozenSet[str]) -> List[str]:

@@ -13,7 +13,6 @@ from trainlint.prescreen.nodes import (
     _dotted,
     _is_false,
     _optimizer_receiver,
-    _own_nodes,
     _scope,
 )
 from trainlint.prescreen.values import MODULE, last_name
@@ -39,10 +38,10 @@ class EvaluationQuestions(TreeFacts):
         called on ``self`` (:meth:`_dispatched_method`; a hand-written trainer's ``fit`` loop running
         ``self.train_epoch(...)``). The call graph follows at least those; a wider guess here would hide a finding.
         ``caller`` is the loop's function (None at module level)."""
-        calls = [n for statement in loop.body for n in ast.walk(statement) if isinstance(n, ast.Call)]  # type: ignore[attr-defined]
+        calls = [n for statement in loop.body for n in self._calls_in(statement)]  # type: ignore[attr-defined]
         own = [
             n for statement in loop.body if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))  # type: ignore[attr-defined]
-            for n in (statement, *_own_nodes(statement)) if isinstance(n, ast.Call)
+            for n in self._calls_in(statement, into_functions=False)
         ]
         plain = calls  # the body's calls name callees, nested definitions' too; a function's own calls only
         on_self: List[Tuple[ast.Call, Optional[ast.AST]]] = [(call, caller) for call in own]  # and the function making each
@@ -54,8 +53,8 @@ class EvaluationQuestions(TreeFacts):
             dispatched = [self._dispatched_method(c, f) for c, f in on_self]
             functions = [f for f in (*named, *dispatched) if f is not None and id(f) not in seen]
             seen.update(map(id, functions))
-            calls = [n for f in functions for n in ast.walk(f) if isinstance(n, ast.Call)]
-            on_self = [(n, f) for f in functions for n in _own_nodes(f) if isinstance(n, ast.Call)]  # type: ignore[misc]
+            calls = [n for f in functions for n in self._calls_in(f)]
+            on_self = [(n, f) for f in functions for n in self._calls_in(f, into_functions=False)]  # type: ignore[misc]
             plain = [c for c, _ in on_self]
         return False
 
@@ -138,7 +137,7 @@ class EvaluationQuestions(TreeFacts):
         are not followed) those of every function it may reach by last name (``CallGraph`` resolves a call by its
         name, or dispatches ``self.m``/``cls.m`` to ``m`` of a class, or to what an attribute ``m`` was given:
         where such a call may run a stored callable, every function of the module)."""
-        calls = [n for n in ast.walk(loop) if isinstance(n, ast.Call)]
+        calls = self._calls_in(loop)
         if isinstance(loop, _COMPREHENSIONS):
             return calls
         reached = _close_over_callees(self._loop_calls[loop], self._names, self._callees)
@@ -150,10 +149,7 @@ class EvaluationQuestions(TreeFacts):
 
     def _function_calls(self, function: int) -> List[ast.Call]:
         """The calls in a function, its nested functions' included (``Loops``' index by function), memoised."""
-        found = self._calls_by_function.get(function)
-        if found is None:
-            found = self._calls_by_function[function] = [n for n in ast.walk(self._function_nodes[function]) if isinstance(n, ast.Call)]
-        return found
+        return self._calls_in(self._function_nodes[function])
 
     def _parameters_of(self, function: int) -> Set[str]:
         """Every name ``function`` takes as a parameter."""

@@ -79,6 +79,21 @@ def _own_nodes(function: ast.AST) -> List[ast.AST]:
     return found
 
 
+def _calls_below(node: ast.AST, *, into_functions: bool = True) -> List[ast.Call]:
+    """The calls in ``node``'s subtree, ``node`` itself included: ``ast.walk``'s calls, in another order, found by
+    :func:`_children` (no contexts or operators to visit). ``into_functions=False`` stops at the functions defined
+    below ``node`` (:func:`_own_nodes`' reach), their decorators and defaults included."""
+    found: List[ast.Call] = []
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, ast.Call):
+            found.append(current)
+        if into_functions or current is node or not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            pending.extend(_children(current))
+    return found
+
+
 def _children(node: ast.AST) -> List[ast.AST]:
     """``ast.iter_child_nodes`` without the ``Load``/``Store`` contexts and the operators: a third of the nodes of a
     module, which the walk would otherwise push, pop and dispatch for nothing."""

@@ -17,6 +17,7 @@ from trainlint.prescreen.nodes import (
     _INDEX_KEYS,
     _binds_self,
     _callable_names,
+    _calls_below,
     _children,
     _class_scope,
     _counter_name,
@@ -150,6 +151,14 @@ class TreeFacts:
         self._resolve_calls_through_bindings()
         self.values.record_grad_free_spans(self._surely_grad_free_spans())
 
+    def _calls_in(self, node: ast.AST, *, into_functions: bool = True) -> List[ast.Call]:
+        """:func:`_calls_below`, memoised: TL404 asks for the calls of the same loops and functions once per loop."""
+        key = (id(node), into_functions)
+        found = self._calls_memo.get(key)
+        if found is None:
+            found = self._calls_memo[key] = _calls_below(node, into_functions=into_functions)
+        return found
+
     def _bind(self, *names: str) -> None:
         for name in names:
             self._bindings[name] = self._bindings.get(name, 0) + 1
@@ -197,7 +206,7 @@ class TreeFacts:
         self._grad_switches: List[Tuple[ast.Call, int]] = []  # `torch.set_grad_enabled(False)` as a statement, its scope
         self._stored_attributes: Set[str] = set()  # `x.name = v` (any store): a `self.name(...)` may run what it holds
         self._loops_for_eval: List[Tuple[ast.AST, Tuple[int, ...], bool]] = []  # loops for TL404: node, functions, held out
-        self._calls_by_function: Dict[int, List[ast.Call]] = {}  # function id -> its calls, nested functions' too (lazily)
+        self._calls_memo: Dict[Tuple[int, bool], List[ast.Call]] = {}  # `_calls_in`'s answers, by node id and reach
         self._called: Set[str] = set()  # last names of every callee
         # `make = BatchLoader`, `self.update = partial(sgd_update, ...)`, `self.step_fn = Step(...)`: by the target's
         # last name, what calling it may run (see `_callable_names`)
