@@ -10,6 +10,7 @@ import re
 from typing import Dict, List, Optional
 
 from trainlint.prescreen.nodes import _argument_values, _keyword_value
+from trainlint.prescreen.traversal import _children
 from trainlint.prescreen.values import MODULE, last_name, root_name
 from trainlint.prescreen.walk import (
     _FLOAT_CASTS,
@@ -237,7 +238,7 @@ class BatchQuestions(TreeFacts):
                     continue
                 if type(node) is ast.Name:
                     scopes[id(node)] = function
-                pending.extend(ast.iter_child_nodes(node))
+                pending.extend(_children(node))
         return scopes
 
     def _element_may_be_float(self, comprehension: ast.AST) -> bool:

@@ -10,6 +10,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from trainlint.amp_entry_points import AMP_APIS, COMPAT_ERRORS
 from trainlint.prescreen.nodes import _dotted, _is_false, _keyword_value
+from trainlint.prescreen.traversal import _children, _nodes_of
 from trainlint.prescreen.values import last_name
 from trainlint.prescreen.walk import _AMP_APIS, TreeFacts
 from trainlint.step_words import CUDA_DEVICE, LAUNCHER_CLASSES, LAUNCHER_NAMES
@@ -131,7 +132,7 @@ class DeviceQuestions(TreeFacts):
         walk stays as fast for the modules that never ask."""
         identifiers: Set[str] = set()
         strings: List[str] = []
-        for node in ast.walk(self._tree):
+        for node in self._all_nodes:
             kind = type(node)
             if kind is ast.Constant:
                 value = node.value  # type: ignore[attr-defined]
@@ -198,7 +199,7 @@ class DeviceQuestions(TreeFacts):
         return False
 
     def _calls_amp(self, code: "ast.AST | List[ast.stmt]", cuda_only: bool) -> bool:
-        nodes = [n for part in (code if isinstance(code, list) else [code]) for n in ast.walk(part)]
+        nodes = [n for part in (code if isinstance(code, list) else [code]) for n in _nodes_of(part)]
         return any(isinstance(n, ast.Call) and self._surely_amp_api(n.func) is cuda_only for n in nodes)
 
     def _surely_amp_api(self, func: ast.AST) -> Optional[bool]:
@@ -211,7 +212,7 @@ class DeviceQuestions(TreeFacts):
     @functools.cached_property
     def _parents(self) -> Dict[int, ast.AST]:
         """Each node's parent, by id: built only for a module whose AMP calls the rule may report."""
-        return {id(child): node for node in ast.walk(self._tree) for child in ast.iter_child_nodes(node)}
+        return {id(child): node for node in self._all_nodes for child in _children(node)}
 
     def _amp_calls(self, api: str) -> List[ast.Call]:
         """Calls of ``autocast``/``GradScaler`` by that name or an import alias, whose arguments the rules bind."""

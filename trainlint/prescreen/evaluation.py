@@ -15,6 +15,7 @@ from trainlint.prescreen.nodes import (
     _optimizer_receiver,
     _scope,
 )
+from trainlint.prescreen.traversal import _nodes_of
 from trainlint.prescreen.values import MODULE, last_name
 from trainlint.prescreen.walk import _COMPREHENSIONS, TreeFacts
 from trainlint.step_words import (
@@ -181,7 +182,7 @@ class EvaluationQuestions(TreeFacts):
         receiver = _dotted(mode.func.value)  # type: ignore[attr-defined]
         return any(
             isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == receiver for t in node.targets)
-            for node in ast.walk(self._function_nodes[function])
+            for node in _nodes_of(self._function_nodes[function])
         )
 
     def _evaluation_shaped(self, loop: ast.AST, functions: Tuple[int, ...], held_out: bool, start: Tuple[int, int]) -> bool:

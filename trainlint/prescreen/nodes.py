@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Dict, Iterator, List, Optional, Set, Tuple
+from typing import Iterator, List, Optional, Set, Tuple
 
+from trainlint.prescreen.traversal import _nodes_of
 from trainlint.prescreen.values import MODULE, last_name
 from trainlint.step_words import (
     HELD_OUT_LOADER_NAME,
@@ -15,8 +16,6 @@ from trainlint.step_words import (
 )
 
 _INDEX_KEYS = frozenset({"input_ids", "labels"})
-_SKIPPED_FIELDS = frozenset({"ctx", "op", "ops", "type_comment", "type_ignores"})  # nodes no condition reads
-_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}
 
 
 def _counter_name(target: ast.AST, iterable: ast.AST) -> Optional[str]:
@@ -67,48 +66,8 @@ def _string(node: ast.AST) -> Optional[str]:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
-def _own_nodes(function: ast.AST) -> List[ast.AST]:
-    """The nodes of ``function`` outside the functions defined in it (``CallGraph``'s callees of a function)."""
-    found: List[ast.AST] = []
-    pending = list(ast.iter_child_nodes(function))
-    while pending:
-        node = pending.pop()
-        found.append(node)
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            pending.extend(ast.iter_child_nodes(node))
-    return found
 
 
-def _calls_below(node: ast.AST, *, into_functions: bool = True) -> List[ast.Call]:
-    """The calls in ``node``'s subtree, ``node`` itself included: ``ast.walk``'s calls, in another order, found by
-    :func:`_children` (no contexts or operators to visit). ``into_functions=False`` stops at the functions defined
-    below ``node`` (:func:`_own_nodes`' reach), their decorators and defaults included."""
-    found: List[ast.Call] = []
-    pending = [node]
-    while pending:
-        current = pending.pop()
-        if isinstance(current, ast.Call):
-            found.append(current)
-        if into_functions or current is node or not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            pending.extend(_children(current))
-    return found
-
-
-def _children(node: ast.AST) -> List[ast.AST]:
-    """``ast.iter_child_nodes`` without the ``Load``/``Store`` contexts and the operators: a third of the nodes of a
-    module, which the walk would otherwise push, pop and dispatch for nothing."""
-    kind = type(node)
-    fields = _CHILD_FIELDS.get(kind)
-    if fields is None:
-        fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _SKIPPED_FIELDS)
-    found: List[ast.AST] = []
-    for field in fields:
-        value = getattr(node, field, None)
-        if type(value) is list:
-            found.extend(v for v in value if isinstance(v, ast.AST))
-        elif isinstance(value, ast.AST):
-            found.append(value)
-    return found
 
 
 def _optimizer_receiver(receiver: ast.AST) -> "Optional[re.Match[str]]":
@@ -121,7 +80,7 @@ def _optimizer_receiver(receiver: ast.AST) -> "Optional[re.Match[str]]":
 
 def _names_held_out_data(iterable: ast.AST) -> bool:
     """A name in ``iterable`` that TL404 reads as a held-out loader, or a held-out split as a key (``loaders["val"]``)."""
-    for node in ast.walk(iterable):
+    for node in _nodes_of(iterable):
         if isinstance(node, (ast.Name, ast.Attribute)) and HELD_OUT_LOADER_NAME.match(last_name(node)):
             return True
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and HELD_OUT_SPLIT.match(node.value):
@@ -296,7 +255,7 @@ def _history_targets(targets: List[ast.AST], value: ast.AST) -> List[str]:
             names.append(target.id)
         elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)):
             if any(map(_history_shaped, value.elts)):
-                names.extend(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+                names.extend(n.id for n in _nodes_of(target) if isinstance(n, ast.Name))
     return names
 
 

@@ -16,10 +16,10 @@ from trainlint.prescreen.nodes import (
     _argument_values,
     _close_over_callees,
     _dotted,
-    _own_nodes,
     _scope,
     _the_method,
 )
+from trainlint.prescreen.traversal import _nodes_of, _own_nodes
 from trainlint.prescreen.values import last_name
 from trainlint.prescreen.walk import (
     _COMPREHENSIONS,
@@ -211,12 +211,12 @@ class StepMemoryQuestions(TreeFacts):
         """Mirror TL403's ``_oom_branch``, wider: an ``except`` naming ``OutOfMemoryError`` (through an import alias
         too), or one with an ``if`` directly in its body whose test holds a string saying "out of memory"/"OOM"."""
         for handler in self._handlers:
-            caught = [self._aliases.get(n.id, n.id) if isinstance(n, ast.Name) else n.attr for n in ast.walk(handler.type)
+            caught = [self._aliases.get(n.id, n.id) if isinstance(n, ast.Name) else n.attr for n in _nodes_of(handler.type)
                       if isinstance(n, (ast.Name, ast.Attribute))] if handler.type is not None else []
             if "OutOfMemoryError" in caught:
                 return True
             tests = (statement.test for statement in handler.body if isinstance(statement, ast.If))
-            if any(_says_out_of_memory(node) for test in tests for node in ast.walk(test)):
+            if any(_says_out_of_memory(node) for test in tests for node in _nodes_of(test)):
                 return True
         return False
 
@@ -258,7 +258,7 @@ class StepMemoryQuestions(TreeFacts):
         not know the models (it then takes any ``zero_grad()`` for the optimizer's)."""
         found = {
             _dotted(call.func.value)
-            for call in ast.walk(value)
+            for call in _nodes_of(value)
             if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in _PARAMETER_METHODS
         } - {""}
         return not found or any(model == m or model.startswith(m + ".") or m.startswith(model + ".") for m in found)
@@ -268,7 +268,7 @@ class StepMemoryQuestions(TreeFacts):
         """What each dotted target is assigned anywhere in the module (``=``, ``:=``, annotated, augmented; not an
         unpacking, whose targets TL405's ``_assigned_values`` takes for unknown): every value the rule may find for it."""
         found: Dict[str, List[ast.AST]] = {}
-        for node in ast.walk(self._tree):
+        for node in self._all_nodes:
             if isinstance(node, ast.Assign):
                 pairs = [(target, node.value) for target in node.targets]
             elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and node.value is not None:
@@ -313,7 +313,7 @@ class StepMemoryQuestions(TreeFacts):
         plain: Set[str] = set()
         by_name: Set[str] = set()
         dispatched: Set[str] = set()
-        for node in (n for c in code for n in ast.walk(c)):
+        for node in (n for c in code for n in _nodes_of(c)):
             if not isinstance(node, ast.Call):
                 continue
             if isinstance(node.func, ast.Name):

@@ -38,6 +38,7 @@ from typing import (
     Tuple,
 )
 
+from trainlint.prescreen.traversal import _nodes_of
 from trainlint.step_words import (
     CASTS,
     CRITERION_NAME,
@@ -324,7 +325,7 @@ class ModuleValues:
         self._chosen_options.add(chosen)
 
     def record_backward(self, call: ast.Call) -> None:
-        self._backpropagated.update(node.id for node in ast.walk(call) if isinstance(node, ast.Name))
+        self._backpropagated.update(node.id for node in _nodes_of(call) if isinstance(node, ast.Name))
 
     # ----- may this value carry a graph? ---------------------------------------------------
 

@@ -17,8 +17,6 @@ from trainlint.prescreen.nodes import (
     _INDEX_KEYS,
     _binds_self,
     _callable_names,
-    _calls_below,
-    _children,
     _class_scope,
     _counter_name,
     _dotted,
@@ -43,6 +41,7 @@ from trainlint.prescreen.nodes import (
     _splits_a_name,
     _the_method,
 )
+from trainlint.prescreen.traversal import _calls_below, _children, _nodes_of
 from trainlint.prescreen.values import ModuleValues, last_name, target_names
 from trainlint.step_words import (
     BACKWARD_METHODS,
@@ -150,6 +149,11 @@ class TreeFacts:
         self._walk(tree)
         self._resolve_calls_through_bindings()
         self.values.record_grad_free_spans(self._surely_grad_free_spans())
+
+    @functools.cached_property
+    def _all_nodes(self) -> List[ast.AST]:
+        """The module's nodes (:func:`_nodes_of`), listed once for the questions that look through the whole tree."""
+        return _nodes_of(self._tree)
 
     def _calls_in(self, node: ast.AST, *, into_functions: bool = True) -> List[ast.Call]:
         """:func:`_calls_below`, memoised: TL404 asks for the calls of the same loops and functions once per loop."""
@@ -343,7 +347,7 @@ class TreeFacts:
                 continue
             elif kind is ast.Lambda:  # its parameters are recorded in the scope around it: wider, never narrower
                 self._lambdas.append(node)
-                for argument in ast.walk(node.args):  # type: ignore[attr-defined]
+                for argument in _nodes_of(node.args):  # type: ignore[attr-defined]
                     if isinstance(argument, ast.arg):
                         self.values.record_opaque(argument.arg, _scope(functions))
                 stack.extend((child, functions, loops, 0, False) for child in _children(node))
@@ -730,7 +734,7 @@ class TreeFacts:
             counters.update([counter] if counter else [])
         # all but the first iterable, which is evaluated around the comprehension
         inside = [*_children(comprehension), *(g.iter for g in generators[1:]), *(c for g in generators for c in g.ifs)]
-        for node in (node for part in inside if not isinstance(part, ast.comprehension) for node in ast.walk(part)):
+        for node in (node for part in inside if not isinstance(part, ast.comprehension) for node in _nodes_of(part)):
             if type(node) is ast.Name and node.id in bound and type(node.ctx) is ast.Load:  # type: ignore[attr-defined]
                 self._comprehension_reads[id(node)] = node.id in counters  # type: ignore[attr-defined]
 
@@ -791,7 +795,7 @@ class TreeFacts:
             return None
         if any(_dotted(d.func if isinstance(d, ast.Call) else d) in ("staticmethod", "classmethod") for d in definition.decorator_list):  # type: ignore[attr-defined]
             return None
-        if any(node is not positional[0] and _binds_self(node) for node in ast.walk(definition)):
+        if any(node is not positional[0] and _binds_self(node) for node in _nodes_of(definition)):
             return None
         return owner
 

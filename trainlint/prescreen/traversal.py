@@ -1,0 +1,63 @@
+"""Walks of CPython's tree that every question shares: children without the nodes no question reads, a subtree's
+nodes, its calls. Kept apart from ``nodes`` (shapes of single nodes) so that ``values`` can walk too."""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, List, Tuple
+
+_SKIPPED_FIELDS = frozenset({"ctx", "op", "ops", "type_comment", "type_ignores"})  # nodes no condition reads
+_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def _children(node: ast.AST) -> List[ast.AST]:
+    """``ast.iter_child_nodes`` without the ``Load``/``Store`` contexts and the operators: a third of the nodes of a
+    module, which the walk would otherwise push, pop and dispatch for nothing."""
+    kind = type(node)
+    fields = _CHILD_FIELDS.get(kind)
+    if fields is None:
+        fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _SKIPPED_FIELDS)
+    found: List[ast.AST] = []
+    for field in fields:
+        value = getattr(node, field, None)
+        if type(value) is list:
+            found.extend(v for v in value if isinstance(v, ast.AST))
+        elif isinstance(value, ast.AST):
+            found.append(value)
+    return found
+
+
+def _nodes_of(root: ast.AST) -> List[ast.AST]:
+    """``ast.walk(root)``'s nodes in its order (breadth first), without the contexts and operators that
+    :func:`_children` leaves out, which no question looks for: about 2.5x faster than ``ast.walk``."""
+    found = [root]
+    for node in found:  # the list grows as it is read: each node's children are queued behind it
+        found.extend(_children(node))
+    return found
+
+
+def _calls_below(node: ast.AST, *, into_functions: bool = True) -> List[ast.Call]:
+    """The calls in ``node``'s subtree, ``node`` itself included: ``ast.walk``'s calls, in another order, found by
+    :func:`_children` (no contexts or operators to visit). ``into_functions=False`` stops at the functions defined
+    below ``node`` (:func:`_own_nodes`' reach), their decorators and defaults included."""
+    found: List[ast.Call] = []
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, ast.Call):
+            found.append(current)
+        if into_functions or current is node or not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            pending.extend(_children(current))
+    return found
+
+
+def _own_nodes(function: ast.AST) -> List[ast.AST]:
+    """The nodes of ``function`` outside the functions defined in it (``CallGraph``'s callees of a function)."""
+    found: List[ast.AST] = []
+    pending = _children(function)
+    while pending:
+        node = pending.pop()
+        found.append(node)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            pending.extend(_children(node))
+    return found
