@@ -136,10 +136,10 @@ RULES: Tuple[RuleEntry, ...] = (
         # type (PyTorch), or a tf.data pipeline or Keras fit built from the arrays (TensorFlow)
         ((_WHOLE_FILE_READ, (".to(", ".cuda(", "device=", _CUDA_TENSOR_TYPE, "from_tensor", ".fit(")),),
         # as code: a reader called, and a move outside loops and per-item code of a value that may hold what it read
-        # (through names, returns, `with` managers, defaults) then cut into batches (a DataLoader, a slice in a loop,
-        # a split), or a tf.data pipeline or fit
+        # (through names, returns, `with` managers, defaults) then cut into batches (a DataLoader that may hold a move,
+        # or a name bound to the move sliced in a loop or split), or a tf.data pipeline or fit
         lambda module: module.reads_whole_file
-        and ((module.moves_a_read_value and (module.calls_dataloader or module.cuts_batches)) or module.builds_tf_pipeline),
+        and ((module.moves_a_read_value and module.batches_a_moved_read) or module.builds_tf_pipeline),
     ),
     RuleEntry(
         "TL104", "pin-memory-without-cuda", "loaders.tl104_pin_memory_without_cuda", "PinMemoryWithoutCuda", ("pin_memory",),

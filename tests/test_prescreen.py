@@ -127,17 +127,17 @@ _ANY_DEVICE = "\ndef run(device):\n    pass"  # a device from a caller: anything
     [
         ("for x, y in loader:\n    loss = f(x)\n    total += loss\n    loss.backward()", True),
         ("def train_step(b):\n    loss = f(b)\n    loss.backward()\n    return loss\nfor b in loader:\n    total += train_step(b)", True),
-        ("class M:\n    def training_step(self, b):\n        self.total += self.f(b)", True),
+        ("class M:\n    def training_step(self, b):\n        self.total += self.model(b)", True),
         ("for x in data:\n    total += x\nloss.backward()", False),  # the loop does not train
         ("def report(xs):\n    total += xs\ndef training_step(b):\n    return b", False),  # not called per step
         # a local of a per-step function, with no training loop of its own around it: gone at return (an optimizer's
         # `step` collecting its parameters, a step hook summing chunks), as TL401 reads storage
         ("class SGD:\n    def step(self):\n        params = []\n        for p in self.params:\n            params.append(p)", False),
-        ("def training_step(self, b, outputs):\n    outputs.append(self.f(b))", False),  # a list handed in: not followed
+        ("def training_step(self, b, outputs):\n    outputs.append(self.model(b))", False),  # a list handed in: not followed
         ("def fit(model, loader):\n    losses = []\n    for b in loader:\n        loss = model(b)\n        loss.backward()\n"
          "        losses.append(loss)", True),  # a local bound before its own training loop
-        ("class M:\n    def training_step(self, b):\n        global seen\n        seen += self.f(b)", True),
-        ("class M:\n    def training_step(self, b):\n        history.append(self.f(b))", True),  # a module-level list
+        ("class M:\n    def training_step(self, b):\n        global seen\n        seen += self.model(b)", True),
+        ("class M:\n    def training_step(self, b):\n        history.append(self.model(b))", True),  # a module-level list
         ("log = {}\nfor step, (x, y) in enumerate(loader):\n    loss = f(x)\n    loss.backward()\n    log[step] = loss", True),  # a store
     ],
 )
@@ -263,9 +263,12 @@ def test_batch_kwargs_calls(code: str, model_kwargs: bool, kwargs: bool) -> None
         ("import torch\nwith h5py.File(p) as f:\n    X = torch.tensor(f['x'][:]).cuda()", "moves_a_read_value", True),
         ("def f(x=np.load(p)):\n    return x.cuda()", "moves_a_read_value", True),  # a parameter's default
         ("from numpy import load as L\nX = L(p)\nX = X.cuda()", "moves_a_read_value", True),
-        ("for i in range(n):\n    xb = X[i:i + bs]", "cuts_batches", True),
-        ("xb = X[:bs]", "cuts_batches", False),
-        ("parts = torch.chunk(X, 4)", "cuts_batches", True),
+        ("X = np.load(p).cuda()\nfor i in range(n):\n    xb = X[i:i + bs]", "batches_a_moved_read", True),
+        ("X = np.load(p).cuda()\nxb = X[:bs]", "batches_a_moved_read", False),  # not in a loop
+        ("X = np.load(p).cuda()\nfor i in range(n):\n    xb = Y[i:i + bs]", "batches_a_moved_read", False),  # another name
+        ("X = np.load(p).cuda()\nparts = torch.chunk(X, 4)", "batches_a_moved_read", True),
+        ("from torch import chunk as c\nX = np.load(p).cuda()\nparts = c(X, 4)", "batches_a_moved_read", True),
+        ("class D:\n    def f(self):\n        self.x, y = np.load(p).cuda().float(), 1\n        for i in r:\n            self.x[i]", "batches_a_moved_read", True),
         # a loader's pinning (with a CPU selected, `_CPU`, where the rule reports it) or a tensor's
         ("DataLoader(ds, **{'pin_memory': True})" + _CPU, "pins", True),
         ("x = x.pin_memory()", "pins", True),

@@ -438,6 +438,144 @@ CASES: Dict[str, Tuple[str, str, bool]] = {
         """,
         True,
     ),
+    # a read moved whole (a checkpoint, a broadcast object) while the loop slices something else: TL103's `_batching`
+    # finds no slice of the names the move is bound to (Lightning's XLA strategy, timm's checkpoint helpers)
+    "tl103_moved_read_never_sliced": (
+        "TL103",
+        """
+        import torch
+
+
+        def restore(path, device, keys):
+            state = torch.load(path).to(device)
+            shapes = {}
+            for key in keys:
+                shapes[key] = sizes[key]
+            return state, shapes
+        """,
+        False,
+    ),
+    # the moved read itself sliced in the loop
+    "tl103_moved_read_sliced_in_a_loop": (
+        "TL103",
+        """
+        import torch
+
+
+        def restore(path, device, keys):
+            state = torch.load(path).to(device)
+            shapes = {}
+            for key in keys:
+                shapes[key] = state[key]
+            return state, shapes
+        """,
+        True,
+    ),
+    # a loader's pinning where "cpu" is only a launcher's setting the device analysis does not read (a Lightning
+    # test's `Trainer(accelerator="cpu", devices=2)`): no device variable, parameter, keyword, option or launcher
+    "tl104_loader_pinning_with_no_device_choice": (
+        "TL104",
+        """
+        from lightning.pytorch import Trainer
+        from torch.utils.data import DataLoader
+
+
+        def test_workers(dataset):
+            loader = DataLoader(dataset, num_workers=1, pin_memory=True)
+            trainer = Trainer(accelerator="cpu", devices=2)
+            trainer.fit(model, loader)
+        """,
+        False,
+    ),
+    # the same pinning where a keyword named like a device picks the CPU
+    "tl104_loader_pinning_with_a_device_keyword": (
+        "TL104",
+        """
+        from lightning.pytorch import Trainer
+        from torch.utils.data import DataLoader
+
+
+        def test_workers(dataset):
+            loader = DataLoader(dataset, num_workers=1, pin_memory=True)
+            trainer = Trainer(train_device="cpu", devices=2)
+            trainer.fit(model, loader)
+        """,
+        True,
+    ),
+    # a tensor pinned under the switch that picks CUDA (`"cuda" if args.cuda else "cpu"`, never assigned), or under
+    # an opt-in `store_true` flag: CudaOnlyRegions and `_under_opt_in_flag` take both for CUDA-only code
+    "tl104_pinning_under_the_cuda_switch_or_an_opt_in_flag": (
+        "TL104",
+        """
+        import argparse
+
+        import torch
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--cuda", action="store_true")
+        parser.add_argument("--offload_ema", action="store_true")
+        args = parser.parse_args()
+        device = torch.device("cuda" if args.cuda else "cpu")
+
+
+        def share(batch, ema):
+            if args.offload_ema:
+                ema.pin_memory()
+            if not args.share and args.cuda:
+                for value in batch.values():
+                    value.pin_memory()
+        """,
+        False,
+    ),
+    # the same pinning where the flag defaults to on
+    "tl104_pinning_under_a_flag_on_by_default": (
+        "TL104",
+        """
+        import argparse
+
+        import torch
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--cuda", action="store_true")
+        parser.add_argument("--offload_ema", action="store_true", default=True)
+        args = parser.parse_args()
+        device = torch.device("cuda" if args.cuda else "cpu")
+
+
+        def share(batch, ema):
+            if args.offload_ema:
+                ema.pin_memory()
+            if not args.share and args.cuda:
+                for value in batch.values():
+                    value.pin_memory()
+        """,
+        True,
+    ),
+    # the same pinning where the switch also picks the CPU when it holds: it no longer says CUDA
+    "tl104_pinning_under_a_switch_of_both_senses": (
+        "TL104",
+        """
+        import argparse
+
+        import torch
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--cuda", action="store_true")
+        parser.add_argument("--offload_ema", action="store_true")
+        args = parser.parse_args()
+        device = torch.device("cuda" if args.cuda else "cpu")
+        eval_device = "cpu" if args.cuda else "cuda"
+
+
+        def share(batch, ema):
+            if args.offload_ema:
+                ema.pin_memory()
+            if not args.share and args.cuda:
+                for value in batch.values():
+                    value.pin_memory()
+        """,
+        True,
+    ),
     # `torch.autocast("cuda")` in a module that names no other device and takes none from anywhere (Lightning's
     # FSDP precision plugin): CUDA is all it can run on
     "tl201_cuda_autocast_with_no_device_source": (
@@ -1493,6 +1631,283 @@ CASES: Dict[str, Tuple[str, str, bool]] = {
                 progress.set_postfix(**logs)
         """,
         False,
+    ),
+    # a method's `self` carries no graph unless a call passes one for it (`Throughput.update`'s `self.world_size`)
+    "tl401_self_is_filled_by_its_callers_only": (
+        "TL401",
+        """
+        class Meter:
+            def training_step(self, batch):
+                self.total += batch * self.world_size
+
+
+        for x in loader:
+            loss = model(x)
+            loss.backward()
+            Meter().training_step(3)
+        """,
+        False,
+    ),
+    "tl401_self_is_filled_by_an_unbound_call": (
+        "TL401",
+        """
+        class Meter:
+            def training_step(self, batch):
+                self.total += self * 2
+
+
+        for x in loader:
+            loss = model(x)
+            loss.backward()
+            Meter.training_step(loss, x)
+        """,
+        True,
+    ),
+    # an engine given the loss (`fabric.backward(loss)`) is no tensor; given none by position, it is what is differentiated
+    "tl401_engine_given_the_loss": (
+        "TL401",
+        """
+        total = 0
+        for x in loader:
+            out = compute(x)
+            fabric.backward(out)
+            total += fabric.world_size
+        fabric = make()
+        """,
+        False,
+    ),
+    "tl401_engine_given_the_loss_by_keyword": (
+        "TL401",
+        """
+        fabric = make()
+        total = 0
+        for x in loader:
+            out = compute(x)
+            fabric.backward(loss=out)
+            total += fabric
+        """,
+        True,
+    ),
+    # `envs.step(...)` and `torch.tensor(...)` on names no def, class or parameter binds run nothing of this module,
+    # whatever variable is called `step`; `.step(x)` returns a graph only through a def of this module
+    "tl401_library_calls_named_like_variables": (
+        "TL401",
+        """
+        import gym
+        import torch
+
+        envs = gym.make("CartPole-v1")
+        obs = torch.zeros(8, 4)
+        next_obs = torch.tensor(envs.reset()[0])
+        for step in range(8):
+            obs[step] = next_obs
+            with torch.no_grad():
+                action = agent(next_obs)
+            next_obs, reward, done, info = envs.step(action.cpu().numpy())
+            next_obs = torch.tensor(next_obs)
+            loss = agent(obs).mean()
+            loss.backward()
+        """,
+        False,
+    ),
+    "tl401_a_step_of_an_instance_of_a_class_here": (
+        "TL401",
+        """
+        class Runner:
+            def step(self, x):
+                return model(x)
+
+
+        runner = Runner()
+        total = 0
+        for step, x in enumerate(loader):
+            out = runner.step(x)
+            out.backward()
+            total += runner.step(x)
+        """,
+        True,
+    ),
+    # a dict filled from itself (`d[k] = torch.cat((d[k], v))`): followed once, not until Python's stack runs out
+    "tl401_dict_filled_from_itself": (
+        "TL401",
+        """
+        import torch
+
+        for step, batch in enumerate(loader):
+            loss = compute(batch)
+            loss.backward()
+            merged = gathered[0]
+            for i in range(1, 4):
+                for k in merged:
+                    merged[k] = torch.cat((merged[k], gathered[i][k]))
+        """,
+        False,
+    ),
+    "tl401_dict_filled_from_itself_and_a_loss": (
+        "TL401",
+        """
+        buf = {}
+        for step, x in enumerate(loader):
+            out = model(x)
+            out.backward()
+            buf[step] = buf[step - 1] + out
+        """,
+        True,
+    ),
+    # `self.lrs = {}` is no history (TL402's `_history_shape`); a dict of empty lists is
+    "tl402_empty_dict_is_no_history": (
+        "TL402",
+        """
+        class LearningRateMonitor:
+            def __init__(self):
+                self.lrs: dict = {}
+
+            def on_train_batch_start(self, trainer, lr, name):
+                self.lrs[name].append(lr)
+        """,
+        False,
+    ),
+    "tl402_dict_of_empty_lists": (
+        "TL402",
+        """
+        class LearningRateMonitor:
+            def __init__(self):
+                self.lrs = {"lr": [], "momentum": []}
+
+            def on_train_batch_start(self, trainer, lr, name):
+                self.lrs[name].append(lr)
+        """,
+        True,
+    ),
+    # `self.p = []` appended by key (`self.p[i].append(x)`) is a list of lists, not a history of this shape
+    "tl402_list_appended_by_key": (
+        "TL402",
+        """
+        class PredictionLoop:
+            def __init__(self):
+                self.predictions = []
+
+            def predict_step(self, batch, dataloader_idx):
+                self.predictions[dataloader_idx].append(batch)
+        """,
+        False,
+    ),
+    # a callback that stores its own step budget (`self.num_training`) runs for that many steps
+    "tl402_step_budget": (
+        "TL402",
+        """
+        class LRCallback:
+            def __init__(self, num_training):
+                self.num_training = num_training
+                self.losses = []
+
+            def on_train_batch_end(self, trainer, outputs, batch, batch_idx):
+                self.losses.append(outputs)
+        """,
+        False,
+    ),
+    "tl402_step_budget_annotated": (
+        "TL402",
+        """
+        class LRCallback:
+            def __init__(self, num_training):
+                self.num_training: int = num_training
+                self.losses = []
+
+            def on_train_batch_end(self, trainer, outputs, batch, batch_idx):
+                self.losses.append(outputs)
+        """,
+        True,
+    ),
+    # a local history of numbers is left to others (TL402's LEFT_TO_OTHERS); one of detached tensors is reported
+    "tl402_local_history_of_numbers": (
+        "TL402",
+        """
+        def main():
+            losses = []
+            for epoch in range(5):
+                for i, data in enumerate(dataloader, 0):
+                    err = model(data)
+                    err.backward()
+                    optimizer.step()
+                    losses.append(err.item())
+        """,
+        False,
+    ),
+    "tl402_local_history_of_tensors": (
+        "TL402",
+        """
+        def main():
+            losses = []
+            for epoch in range(5):
+                for i, data in enumerate(dataloader, 0):
+                    err = model(data)
+                    err.backward()
+                    optimizer.step()
+                    losses.append(err.detach().cpu())
+        """,
+        True,
+    ),
+    # CUDA-only AMP in a test that `RunIf(min_cuda_gpus=1)` skips off CUDA (`CudaOnlyRegions._skips_off_cuda`)
+    "tl201_autocast_in_a_test_skipped_off_cuda": (
+        "TL201",
+        """
+        import torch
+
+
+        @RunIf(min_cuda_gpus=1)
+        def test_autocast(device):
+            with torch.autocast("cuda", dtype=torch.float16):
+                pass
+        """,
+        False,
+    ),
+    # its twin: asking for no GPU skips nothing
+    "tl201_autocast_in_a_test_asking_for_no_gpu": (
+        "TL201",
+        """
+        import torch
+
+
+        @RunIf(min_cuda_gpus=0)
+        def test_autocast(device):
+            with torch.autocast("cuda", dtype=torch.float16):
+                pass
+        """,
+        True,
+    ),
+    # a CPU autocast in no `if` (Lightning's test of the plugin): TL202 reads one only in the other branch of a sniff
+    "tl202_cpu_autocast_outside_any_if": (
+        "TL202",
+        """
+        import torch
+
+
+        def test_cache(device):
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                pass
+            if device == "cuda":
+                print("cuda")
+            else:
+                print("cpu")
+        """,
+        False,
+    ),
+    # its twin: the CPU autocast in the branch off CUDA of an `if` whose other branch autocasts on CUDA
+    "tl202_cpu_autocast_in_the_other_branch": (
+        "TL202",
+        """
+        import torch
+
+
+        def test_cache(device):
+            if device == "cuda":
+                ctx = torch.autocast("cuda", dtype=torch.float16)
+            else:
+                ctx = torch.autocast("cpu", dtype=torch.bfloat16)
+            return ctx
+        """,
+        True,
     ),
 }
 

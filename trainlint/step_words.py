@@ -14,6 +14,9 @@ import re
 
 # ``loss.backward()``, ``accelerator.backward(loss)``, Lightning's ``self.manual_backward(loss)``.
 BACKWARD_METHODS = frozenset({"backward", "manual_backward"})
+# The receiver of ``x.backward(loss)`` that is an engine backpropagating ``loss`` (DeepSpeed's, Accelerate's,
+# Fabric's), not a tensor given a gradient.
+BACKWARD_OWNERS = re.compile(r"(accelerator|fabric|engine|trainer|deepspeed|model_engine)$", re.IGNORECASE)
 # The receiver of a ``.step()`` that updates weights: an optimizer or a gradient scaler (not a scheduler). ``opt``
 # also as the first word of a GAN's pair (``opt_g``, ``opt_disc``, ``optG``, ``opt2``); not ``option``/``adopted``.
 OPTIMIZER_NAME = re.compile(r"(optim|opt$|(?:^|_)opt(?:_|\d|[gd]$)|optimizer|scaler)", re.IGNORECASE)
@@ -100,8 +103,21 @@ MODEL_NAME = re.compile(
 MODEL_FACTORY = re.compile(r"^(make|build|create|get|load|init|setup)_|^from_pretrained$")
 FUNCTIONAL_LOSSES = frozenset({"cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "nll_loss"})
 
+# What cuts a tensor into batches: `x.split(n)`, `torch.chunk(x, n)` (TL103's batching by hand, and the pre-screen's).
+SPLITTERS = frozenset({"split", "chunk", "tensor_split"})
 # A device string that names CUDA: what makes `torch.autocast("cuda")` hard-wired (TL201, trainlint.analysis.devices).
 CUDA_DEVICE = re.compile(r"^cuda(:\d+)?$")
+# Calls that hold only where CUDA is (trainlint.analysis.devices' CUDA conditions, and the pre-screen's mirror).
+CUDA_CHECK_CALLS = frozenset({"torch.cuda.is_available", "torch.cuda.device_count", "torch.cuda.is_bf16_supported"})
+# Test decorators that skip code off CUDA (trainlint.analysis.devices' CUDA-only regions, and the pre-screen's mirror).
+SKIP_DECORATORS = {"skipif": False, "skipIf": False, "skipUnless": True}  # runs when its condition is ...
+GPU_ONLY_DECORATOR = re.compile(r"cuda|gpu", re.IGNORECASE)  # @requires_cuda, @require_torch_gpu, @pytest.mark.cuda
+# A device string that is not CUDA: the other arm of a switch picking CUDA (`"cuda" if args.cuda else "cpu"`).
+NON_CUDA_DEVICE = re.compile(r"^(cpu|mps|xpu)(:\d+)?$")
+# A variable, parameter, field or keyword that holds the selected device (trainlint.analysis.devices, the pre-screen).
+DEVICE_VARIABLE = re.compile(r"^(_?device|DEVICE|\w+_device|device_type|gpu_type)$")
+# A command-line option that picks the device: `--device`, `--gpu_type`, `--accelerator`.
+DEVICE_OPTION = re.compile(r"device|gpu_type|accelerator", re.IGNORECASE)
 # A name that may hold a device, read as `.to(<name>)`'s device by the loader placement (`to_device`) and the pre-screen.
 DEVICE_NAME = re.compile(r"device|(^|_)(dev|gpu|cuda|accelerator)(_|$)", re.IGNORECASE)
 

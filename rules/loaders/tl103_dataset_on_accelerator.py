@@ -14,6 +14,7 @@ from trainlint.analysis.walk import walk
 from trainlint.diagnostics import Applicability
 from trainlint.rule import CstFix, Import, Rule
 from trainlint.rules.loaders.placement import CpuDatasetFix, DeviceBatches, DevicePlacement, Move
+from trainlint.step_words import SPLITTERS
 
 # Calls that read a whole file into memory (NumPy, torch, pandas); h5py reads are ``dataset[:]``/``[()]``.
 FILE_READERS = frozenset(
@@ -44,7 +45,6 @@ FIT_BLOCKERS = frozenset({"validation_split", "sample_weight", "class_weight", "
 # Uses of an array that only read it: a memory-mapped, read-only array serves them all.
 READ_ONLY_ARRAY_USES = frozenset({"astype", "reshape", "shape", "dtype", "ndim", "T", "copy", "size"})
 COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
-SPLITTERS = frozenset({"split", "chunk", "tensor_split"})
 # What the message needs to put a size on the array: reshapes with literal sizes, and element types.
 RESHAPES = frozenset({"reshape", "view"})
 DTYPE_BYTES = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2, "int64": 8, "int32": 4, "int16": 2, "int8": 1, "uint8": 1, "bool": 1}

@@ -45,18 +45,26 @@ from trainlint.analysis.names import (
     ANNOTATED, ASSIGN, CLASS, DEF, DELETE, FOR, IMPORT, PARAMETER, VAR_KEYWORD, WALRUS, WITH, Binding, Names,
 )
 from trainlint.analysis.values import Values as LiteralValues, string_value
-from trainlint.step_words import CUDA_DEVICE, CUDA_ONLY_LIBRARIES, LAUNCHER_CLASSES, LAUNCHER_NAMES
+from trainlint.step_words import (
+    CUDA_CHECK_CALLS,
+    CUDA_DEVICE,
+    CUDA_ONLY_LIBRARIES,
+    DEVICE_OPTION,
+    DEVICE_VARIABLE,
+    GPU_ONLY_DECORATOR,
+    LAUNCHER_CLASSES,
+    LAUNCHER_NAMES,
+    NON_CUDA_DEVICE,
+    SKIP_DECORATORS,
+)
 
 if TYPE_CHECKING:
     from trainlint.analysis import ModuleFacts
 
-NON_CUDA_DEVICE = re.compile(r"^(cpu|mps|xpu)(:\d+)?$")
 MPS_DEVICE = re.compile(r"^mps(:\d+)?$")
 MPS_WORD = re.compile(r"\bmps\b", re.IGNORECASE)
-DEVICE_VARIABLE = re.compile(r"^(_?device|DEVICE|\w+_device|device_type|gpu_type)$")
 # Where a run's settings live: `args.device`, `self.config.device` name the selected device.
 SETTINGS_OWNERS = frozenset({"args", "opt", "opts", "config", "cfg", "hparams", "training_args"})
-DEVICE_OPTION = re.compile(r"device|gpu_type|accelerator", re.IGNORECASE)
 # A device qualified by one of these words is where input data is decoded or augmented (`--dali_device`,
 # `data_device`), not where the model computes: a CPU data pipeline feeds CUDA-only models too.
 DATA_PIPELINE_DEVICE = re.compile(
@@ -70,13 +78,10 @@ DEVICE_TYPE_NAMES = ("device_type",)
 SELF_DEVICE_ATTRIBUTES = ("device_type", "device", "_device")
 # Calls that return a ``torch.device`` (or raise): on their result ``.type`` is the device type.
 TORCH_DEVICE_MAKERS = frozenset({"torch.device", "torch.accelerator.current_accelerator"})
-CUDA_CHECK_CALLS = frozenset({"torch.cuda.is_available", "torch.cuda.device_count", "torch.cuda.is_bf16_supported"})
 EXIT_CALLS = frozenset({"sys.exit", "exit", "quit", "pytest.skip", "pytest.exit", "self.skipTest"})
-SKIP_DECORATORS = {"skipif": False, "skipIf": False, "skipUnless": True}  # runs when its condition is ...
 # Calls that raise where there is no CUDA (a CPU-only build or an MPS machine): code running them cannot run there.
 _CUDA_RUNTIME = "synchronize current_device current_stream get_device_name get_device_properties get_device_capability"
 CUDA_RUNTIME_CALLS = frozenset(f"torch.cuda.{name}" for name in _CUDA_RUNTIME.split() + ["Stream", "Event"])
-GPU_ONLY_DECORATOR = re.compile(r"cuda|gpu", re.IGNORECASE)  # @requires_cuda, @require_torch_gpu, @pytest.mark.cuda
 # A helper such as `check_amp(model)` imported from elsewhere decides whether AMP works on this device.
 AMP_HELPER = re.compile(r"(^|_)amp($|_)", re.IGNORECASE)
 EXITS = (cst.Raise, cst.Return, cst.Continue, cst.Break)

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import enum
 import functools
-import re
 from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple, Union
 
 import libcst as cst
@@ -47,6 +46,7 @@ from trainlint.analysis.names import Binding, Names
 from trainlint.analysis.values import string_value
 from trainlint.analysis.walk import walk
 from trainlint.step_words import (
+    BACKWARD_OWNERS,
     EVALUATION_STEP,
     CASTS,
     CRITERION_NAME,
@@ -77,8 +77,6 @@ class GraphKind(enum.IntEnum):
 
 Kind = Optional[GraphKind]
 MAX_DEPTH = 100  # nested kind queries; each takes a few Python frames
-
-BACKWARD_OWNERS = re.compile(r"(accelerator|fabric|engine|trainer|deepspeed|model_engine)$", re.IGNORECASE)
 
 REDUCTIONS = frozenset({"mean", "sum", "norm", "prod", "std", "var", "max", "min", "amax", "amin", "logsumexp"})
 DETACHING_TORCH_FUNCTIONS = frozenset({

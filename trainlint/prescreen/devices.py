@@ -13,7 +13,17 @@ from trainlint.prescreen.nodes import _dotted, _is_false, _keyword_value
 from trainlint.prescreen.traversal import _children, _nodes_of
 from trainlint.prescreen.values import last_name
 from trainlint.prescreen.walk import _AMP_APIS, TreeFacts
-from trainlint.step_words import CUDA_DEVICE, LAUNCHER_CLASSES, LAUNCHER_NAMES
+from trainlint.step_words import (
+    CUDA_CHECK_CALLS,
+    CUDA_DEVICE,
+    DEVICE_OPTION,
+    DEVICE_VARIABLE,
+    GPU_ONLY_DECORATOR,
+    LAUNCHER_CLASSES,
+    LAUNCHER_NAMES,
+    NON_CUDA_DEVICE,
+    SKIP_DECORATORS,
+)
 
 # Mirror trainlint.analysis.devices: the launchers that pick a device, the words of its sources of devices
 # (DEVICE_VARIABLE, DEVICE_OPTION), and the accelerators other than CUDA (OTHER_ACCELERATOR_DEVICE).
@@ -24,6 +34,9 @@ _OTHER_ACCELERATORS = ("xpu", "npu", "hpu", "xla", "mlu", "musa")
 # Calls whose keywords TL104 reads as a loader's: `partial(DataLoader, ...)`, and a `**` dict's content
 # (placement's `_keyword_dict`: `dict(pin_memory=True)`, `kwargs.update(pin_memory=True)`).
 _KEYWORD_DICTS = frozenset({"partial", "dict", "update"})
+# Mirror trainlint.analysis.devices' CUDA_CHECK_CALLS, after `torch.`.
+_CUDA_CHECKS = frozenset({"cuda.is_available", "cuda.device_count", "cuda.is_bf16_supported"})
+_UNSURE = "unsure"  # an arm of a device switch whose pick the screen cannot tell (`torch.device(...)`, an f-string)
 _CONDITIONAL_CODE = (ast.If, ast.IfExp, ast.Try, ast.BoolOp, ast.Match, *([ast.TryStar] if hasattr(ast, "TryStar") else []))
 
 
@@ -39,9 +52,83 @@ class DeviceQuestions(TreeFacts):
         for func, value, positional in self._pin_arguments:
             if self._may_take_pin_memory(func, positional):
                 (tensors if self._may_pin_a_tensor(func) else loaders).append(value)
-        if self._pins_a_tensor or any(map(self.values.may_be_true, tensors)):
+        if any(map(self.values.may_be_true, tensors)) or not all(map(self._surely_cuda_certain, self._pinned_tensors)):
             return True
         return any(map(self.values.may_be_true, loaders)) and self._may_select_cpu_or_mps
+
+    def _surely_cuda_certain(self, call: ast.Call) -> bool:
+        """Mirror TL104's ``_cuda_certain``, narrower: ``x.pin_memory()`` in the body of an ``if`` (or the chosen arm of
+        a conditional expression) whose test surely holds only on CUDA (``CudaOnlyRegions.runs_only_on_cuda``), or
+        of an ``if args.flag:`` in its own function whose every option is off unless given (``_under_opt_in_flag``)."""
+        child: ast.AST = call
+        ancestor = self._parents.get(id(call))
+        own_function = True
+        while ancestor is not None:
+            if isinstance(ancestor, ast.If) and any(statement is child for statement in ancestor.body):
+                if self._surely_on_cuda(ancestor.test) or (own_function and self._surely_opt_in_flag(ancestor.test)):
+                    return True
+            elif isinstance(ancestor, ast.IfExp) and child is ancestor.body and self._surely_on_cuda(ancestor.test):
+                return True
+            own_function = own_function and not isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef))
+            child, ancestor = ancestor, self._parents.get(id(ancestor))
+        return False
+
+    def _surely_on_cuda(self, test: ast.AST) -> bool:
+        """Mirror ``CudaOnlyRegions.cuda_condition``, narrower: where it surely answers True. ``a and b`` with either
+        side so, ``a or b`` with every side so; ``torch.cuda.is_available()`` (``device_count``, ``is_bf16_supported``)
+        spelled from ``import torch``; ``x.is_cuda``; ``x == "cuda"``; ``"cuda" in x``; ``x.startswith("cuda")``; or a
+        switch (:meth:`_surely_a_cuda_switch`)."""
+        if isinstance(test, ast.BoolOp):
+            sides = [self._surely_on_cuda(value) for value in test.values]
+            return any(sides) if isinstance(test.op, ast.And) else all(sides)
+        if isinstance(test, ast.Call):
+            if self._under_torch(test.func) in _CUDA_CHECKS:
+                return True
+            method = test.func.attr if isinstance(test.func, ast.Attribute) else None
+            return method == "startswith" and bool(test.args) and _is_cuda_literal(test.args[0])
+        if isinstance(test, ast.Compare) and len(test.ops) == 1:
+            left, operator, right = test.left, test.ops[0], test.comparators[0]
+            if isinstance(operator, ast.Eq):  # the rule reads the literal on the right, swapping a literal on the left
+                return _is_cuda_literal(left if _is_string(left) else right)
+            return isinstance(operator, ast.In) and _is_cuda_literal(left)
+        if isinstance(test, ast.Attribute) and test.attr == "is_cuda":
+            return True
+        return isinstance(test, (ast.Name, ast.Attribute)) and self._surely_a_cuda_switch(_dotted(test))
+
+    def _surely_a_cuda_switch(self, spelled: str) -> bool:
+        """Mirror ``CudaOnlyRegions._variable_condition``, narrower: ``args.cuda`` that no statement of the module
+        assigns (no binding of the name, no store to the attribute: the rule then reads no value of it), and that the
+        module's conditional expressions testing it pick only CUDA when it holds (``"cuda" if args.cuda else "cpu"``,
+        the scan's ``device_choices``), each arm a literal whose pick is certain."""
+        last = spelled.rsplit(".", 1)[-1]
+        if not spelled or last in self._bindings or last in self._stored_attributes:
+            return False
+        senses: Set[bool] = set()
+        for choice in self._switches.get(spelled, ()):
+            picks = (_picks_cuda(choice.body), _picks_cuda(choice.orelse))
+            if _UNSURE in picks:
+                return False
+            if picks in ((True, False), (False, True)):
+                senses.add(picks[0])  # type: ignore[arg-type]
+        return senses == {True}
+
+    @functools.cached_property
+    def _switches(self) -> Dict[str, List[ast.IfExp]]:
+        """The conditional expressions testing a name or attribute, by its spelling: walked again on demand, for a
+        module that pins a tensor."""
+        found: Dict[str, List[ast.IfExp]] = {}
+        for node in ast.walk(self._tree):
+            if isinstance(node, ast.IfExp) and _dotted(node.test):
+                found.setdefault(_dotted(node.test), []).append(node)
+        return found
+
+    def _surely_opt_in_flag(self, test: ast.AST) -> bool:
+        """Mirror ``Values.is_opt_in_flag``: ``args.flag`` where every ``add_argument`` storing to ``flag`` (and there
+        is one) is ``action="store_true"`` without a true default."""
+        if not isinstance(test, ast.Attribute):
+            return False
+        options = [c for c in self.values.calls_named("add_argument") if _option_destination(c) == test.attr]
+        return bool(options) and all(map(_off_unless_given, options))
 
     def _may_take_pin_memory(self, func: ast.AST, positional: bool) -> bool:
         """Mirror TL104's calls, wider: a DataLoader's ``pin_memory`` (the eighth positional argument too), a
@@ -78,9 +165,26 @@ class DeviceQuestions(TreeFacts):
         identifiers, strings = self._device_words
         if self._may_name_mps or "_get_accelerator" in identifiers:
             return True
+        if not self._may_choose_a_device:
+            return False
         if "device" in identifiers and not identifiers.isdisjoint(_LAUNCHER_WORDS):
             return True
         return any(text.startswith("cpu") for text in strings)
+
+    @functools.cached_property
+    def _may_choose_a_device(self) -> bool:
+        """Mirror where ``DevicesInUse.devices`` starts, wider: beside what names MPS or another accelerator, only a
+        device variable, parameter, field or keyword (``DEVICE_VARIABLE``: ``device``, ``train_device``, not
+        ``devices``, which also covers ``torch.device(...)``), a function named with "device", a launcher
+        (``Fabric(accelerator="cpu")``) or a device option (``add_argument("--device", ...)``) chooses a device. A
+        Lightning test's ``Trainer(accelerator="cpu", devices=2)`` chooses none the rule sees."""
+        identifiers, _ = self._device_words
+        if any(DEVICE_VARIABLE.match(name) for name in identifiers) or not identifiers.isdisjoint(_LAUNCHERS):
+            return True
+        if any("device" in name.lower() for name in self._names):
+            return True
+        options = self.values.calls_named("add_argument")
+        return any(_names_a_device_option(argument) for call in options for argument in (*call.args, *(k.value for k in call.keywords)))
 
     @functools.cached_property
     def _may_name_mps(self) -> bool:
@@ -172,7 +276,51 @@ class DeviceQuestions(TreeFacts):
         if any(alias in self._cuda_imports and original in _AMP_APIS for alias, original in self._aliases.items()):
             return True  # `from torch.cuda.amp import autocast as ac`: followed through any name
         calls = [call for api in _AMP_APIS for call in self._amp_calls(api)]
-        return any(self._amp_call_may_be_cuda_only(call) and not self._surely_a_compat_fallback(call) for call in calls)
+        return any(
+            self._amp_call_may_be_cuda_only(call)
+            and not self._surely_a_compat_fallback(call)
+            and not self._surely_in_a_cuda_only_definition(call)
+            for call in calls
+        )
+
+    def _surely_in_a_cuda_only_definition(self, call: ast.Call) -> bool:
+        """Mirror the decorated definitions of ``CudaOnlyRegions.runs_only_on_cuda`` (TL201's
+        ``_deliberately_cuda`` asks it of every call it would report), narrower: the call is in the body of a
+        ``def`` or ``class`` (or of one inside it) whose decorator ``_skips_off_cuda`` surely: ``@RunIf(min_cuda_gpus=1)``,
+        ``@require_torch_gpu``, ``@pytest.mark.skipif(not torch.cuda.is_available(), ...)``."""
+        child: ast.AST = call
+        ancestor = self._parents.get(id(call))
+        while ancestor is not None:
+            if isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and any(
+                child is statement for statement in ancestor.body
+            ):
+                if any(map(self._surely_skips_off_cuda, ancestor.decorator_list)):
+                    return True
+            child, ancestor = ancestor, self._parents.get(id(ancestor))
+        return False
+
+    def _surely_skips_off_cuda(self, decorator: ast.expr) -> bool:
+        """Mirror ``CudaOnlyRegions._skips_off_cuda``: a decorator named like a CUDA or GPU requirement, or one
+        asking for a positive number of GPUs; a ``skipif``/``skipUnless`` whose first argument (in source order, as
+        LibCST lists a call's arguments) is surely a CUDA check of the sense that skips off CUDA."""
+        func = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = _dotted(func).rsplit(".", 1)[-1]
+        runs_when = SKIP_DECORATORS.get(name)
+        if runs_when is None:
+            return bool(GPU_ONLY_DECORATOR.search(name)) or _asks_for_gpus(decorator)
+        first = _first_argument(decorator) if isinstance(decorator, ast.Call) else None
+        return first is not None and self._surely_cuda_condition(first) is runs_when
+
+    def _surely_cuda_condition(self, test: ast.expr) -> Optional[bool]:
+        """Mirror ``CudaOnlyRegions.cuda_condition``, narrower: True for a call of one of ``CUDA_CHECK_CALLS``
+        spelled from ``import torch`` (``torch.cuda.is_available()``), False for its ``not``; None elsewhere."""
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            inner = self._surely_cuda_condition(test.operand)
+            return None if inner is None else not inner
+        if isinstance(test, ast.Call):
+            rest = self._under_torch(test.func)
+            return True if rest is not None and f"torch.{rest}" in CUDA_CHECK_CALLS else None
+        return None
 
     def _surely_a_compat_fallback(self, call: ast.Call) -> bool:
         """Mirror TL201's ``_is_compat_fallback``, narrower: a call of one AMP API (``torch.cuda.amp.GradScaler()``)
@@ -222,12 +370,34 @@ class DeviceQuestions(TreeFacts):
     def _may_sniff_device_type(self) -> bool:
         """Mirror TL202: a sniff (``"cuda" if c else "cpu"``, or ``if`` branches binding those types), or a CPU
         autocast in the other branch of one; and an autocast given a device type, which a sniff must feed."""
-        device_types = [
-            call.args[0] if call.args else _keyword_value(call, "device_type")
+        given = {
+            id(call): device
             for call in self._amp_calls("autocast")
-        ]
-        cpu_autocast = any(isinstance(d, ast.Constant) and d.value == "cpu" for d in device_types)
-        return any(d is not None for d in device_types) and (self._sniff_shaped or cpu_autocast)
+            for device in [call.args[0] if call.args else _keyword_value(call, "device_type")]
+            if device is not None
+        }
+        if not given:
+            return False
+        return self._sniff_shaped or any(
+            isinstance(device, ast.Constant) and device.value == "cpu" and self._may_face_an_autocast(call_id, given)
+            for call_id, device in given.items()
+        )
+
+    def _may_face_an_autocast(self, call_id: int, autocasts: Dict[int, ast.AST]) -> bool:
+        """Mirror TL202's ``visit_If`` for a CPU autocast, wider: the autocast is in one branch of an ``if`` with
+        an ``else`` (``_arms``: both branches), and the other branch calls an autocast given a device type
+        (``_autocast_types(on_cuda) == {"cuda"}`` needs one there). An autocast outside such an ``if``
+        (``with torch.autocast("cpu"):`` in a test) sniffs nothing."""
+        child_id, ancestor = call_id, self._parents.get(call_id)
+        while ancestor is not None:
+            if isinstance(ancestor, ast.If) and ancestor.orelse:
+                in_body = any(child_id == id(statement) for statement in ancestor.body)
+                in_orelse = any(child_id == id(statement) for statement in ancestor.orelse)
+                other = ancestor.orelse if in_body else ancestor.body if in_orelse else []
+                if any(id(node) in autocasts for statement in other for node in _nodes_of(statement)):
+                    return True
+            child_id, ancestor = id(ancestor), self._parents.get(id(ancestor))
+        return False
 
     def _may_name_cuda_amp(self, func: ast.AST) -> bool:
         """``torch.cuda.amp.autocast``, ``amp.autocast`` after ``from torch.cuda import amp``, ``autocast`` imported
@@ -253,7 +423,76 @@ def _binds_arguments(call: ast.Call) -> bool:
     return not any(isinstance(a, ast.Starred) for a in call.args) and all(k.arg is not None for k in call.keywords)
 
 
+def _asks_for_gpus(decorator: ast.expr) -> bool:
+    """Mirror trainlint.analysis.devices' ``_asks_for_gpus``: a keyword naming CUDA or GPUs set to a positive integer
+    or True (``@RunIf(min_cuda_gpus=1)``)."""
+    keywords = decorator.keywords if isinstance(decorator, ast.Call) else []
+    return any(
+        k.arg is not None
+        and GPU_ONLY_DECORATOR.search(k.arg) is not None
+        and isinstance(k.value, ast.Constant)
+        and (k.value.value is True or (type(k.value.value) is int and k.value.value > 0))
+        for k in keywords
+    )
+
+
+def _first_argument(call: ast.Call) -> Optional[ast.expr]:
+    """The value of a call's first argument in source order, positional or keyword (LibCST's ``call.args[0]``);
+    None where there is none or it is unpacked (``*conditions``, ``**options``)."""
+    arguments: List[Tuple[Tuple[int, int], Optional[ast.expr]]] = [
+        ((a.lineno, a.col_offset), None if isinstance(a, ast.Starred) else a) for a in call.args
+    ]
+    arguments += [((k.lineno, k.col_offset), None if k.arg is None else k.value) for k in call.keywords]
+    return min(arguments, key=lambda argument: argument[0])[1] if arguments else None
+
+
 def _catches_compat_errors(statement: ast.Try) -> bool:
     """Mirror TL201's: an ``except`` naming what a missing API raises (``AttributeError``, ``ImportError``...)."""
     kinds = [k for h in statement.handlers if h.type is not None for k in (h.type.elts if isinstance(h.type, ast.Tuple) else [h.type])]
     return not COMPAT_ERRORS.isdisjoint(_dotted(kind) for kind in kinds)
+
+
+def _names_a_device_option(argument: ast.AST) -> bool:
+    """Mirror ``_is_device_option``, wider: any string of an ``add_argument`` call naming a device option."""
+    return isinstance(argument, ast.Constant) and isinstance(argument.value, str) and DEVICE_OPTION.search(argument.value) is not None
+
+
+def _is_string(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def _is_cuda_literal(node: ast.AST) -> bool:
+    return _is_string(node) and CUDA_DEVICE.match(node.value) is not None  # type: ignore[attr-defined]
+
+
+def _picks_cuda(arm: ast.AST) -> "Optional[bool] | str":
+    """Mirror the scan's ``_picks_cuda``: True for a CUDA literal, False for another device's, None for what names no
+    device (``None``, a name); :data:`_UNSURE` for a call or an f-string, which the rule may read as either."""
+    if isinstance(arm, (ast.Call, ast.JoinedStr)):
+        return _UNSURE
+    if not _is_string(arm):
+        return None
+    if CUDA_DEVICE.match(arm.value):  # type: ignore[attr-defined]
+        return True
+    return False if NON_CUDA_DEVICE.match(arm.value) else None  # type: ignore[attr-defined]
+
+
+def _option_destination(call: ast.Call) -> Optional[str]:
+    """Mirror ``_destination``: the attribute ``add_argument(...)`` stores to: ``dest=``, else the first long option,
+    else the first name."""
+    for keyword in call.keywords:
+        if keyword.arg == "dest":
+            return keyword.value.value if _is_string(keyword.value) else None  # type: ignore[attr-defined]
+    names = [a.value for a in call.args if _is_string(a)]  # type: ignore[attr-defined]
+    long = [name for name in names if name.startswith("--")]
+    chosen = long[0] if long else names[0] if names else None
+    return chosen.lstrip("-").replace("-", "_") if chosen else None
+
+
+def _off_unless_given(option: ast.Call) -> bool:
+    """Mirror ``_off_unless_given``: ``action="store_true"`` and no ``default=`` other than ``False`` or ``None``."""
+    keywords = {k.arg: k.value for k in option.keywords if k.arg is not None}
+    default = keywords.get("default")
+    off_by_default = default is None or (isinstance(default, ast.Constant) and (default.value is False or default.value is None))
+    action = keywords.get("action")
+    return action is not None and _is_string(action) and action.value == "store_true" and off_by_default  # type: ignore[attr-defined]

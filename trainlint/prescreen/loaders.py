@@ -8,10 +8,10 @@ import ast
 import functools
 from typing import Dict, FrozenSet, Set
 
-from trainlint.prescreen.nodes import _dotted
+from trainlint.prescreen.nodes import _dotted, _split_names
 from trainlint.prescreen.values import FUNCTION, last_name, root_name
 from trainlint.prescreen.walk import TreeFacts
-from trainlint.step_words import DEVICE_NAME
+from trainlint.step_words import DEVICE_NAME, SPLITTERS
 
 _MAX_DEVICE_DEPTH = 8  # names followed for a device argument before the screen says it may be one
 _FILE_READERS = frozenset({"load", "loadtxt", "genfromtxt", "fromfile", "File"}) | frozenset(
@@ -37,13 +37,31 @@ class LoaderQuestions(TreeFacts):
 
     @functools.cached_property
     def moves_a_read_value(self) -> bool:
-        """TL103's data set: a whole-file read that some move outside loops and per-item code may hold (any call there
-        may be a move where a CUDA tensor type is named: ``T = torch.cuda.FloatTensor; T(np.load(p))``), followed as
-        the rule's ``_whole_read`` follows it from what the move moves: through no attribute's stores."""
+        return bool(self._moved_reads)
+
+    @functools.cached_property
+    def _moved_reads(self) -> Set[int]:
+        """TL103's data set: the ids of the moves outside loops and per-item code that may hold a whole-file read (any
+        call there may be a move where a CUDA tensor type is named: ``T = torch.cuda.FloatTensor; T(np.load(p))``),
+        followed as the rule's ``_whole_read`` follows it from what the move moves: through no attribute's stores."""
         if not self.reads_whole_file:
-            return False
+            return set()
         moves = [(c, scope) for c, scope in self._whole_calls if self._names_cuda_tensor_type or self._moves(c)]
-        return any(self.values.may_hold(self._moved_value(m), s, self._reads_a_file, attributes=False) for m, s in moves)
+        return {id(m) for m, s in moves if self.values.may_hold(self._moved_value(m), s, self._reads_a_file, attributes=False)}
+
+    @functools.cached_property
+    def batches_a_moved_read(self) -> bool:
+        """Mirror TL103's ``_batching``, wider: a DataLoader whose batches may hold a move (:attr:`loads_moved_data`,
+        the placement's ``loader_batches``), or a name a moved read is bound to (``_bindings_of``: ``X = <...>`` or
+        ``self.X = <...>`` whose value, or an element of its tuple display, is a chain of calls and attributes
+        through the move, ``np.load(p).cuda().float()``) that some code sliced in a loop (``_varies_per_iteration``,
+        by last name) or split (``_split_into_batches``: ``X.split(n)``, ``torch.chunk(X, n)``)."""
+        if self.loads_moved_data:
+            return True
+        cut = set(self._sliced_in_loops)
+        for name in {*SPLITTERS, *(alias for alias, original in self._aliases.items() if original in SPLITTERS)}:
+            cut.update(found for call in self.values.calls_named(name) for found in _split_names(call))
+        return any(_chain_through(value, self._moved_reads) for name in cut for value in self.values.bound_anywhere(name))
 
     def _moved_value(self, call: ast.Call) -> ast.AST:
         """Mirror TL103's ``_moved_value``: what a move moves, the only value the rule follows back to a read: the
@@ -128,8 +146,9 @@ class LoaderQuestions(TreeFacts):
     def _may_name_a_device(self, node: ast.AST, depth: int) -> bool:
         """Mirror the placement's ``_is_device_like``, wider: a string, either arm of a conditional, ``torch.device(...)``
         (any call named ``device``), a name or attribute spelled like a device, or one some assignment (by its last
-        name, in any scope) gives such a value; not ``torch.float16`` nor a name only ever given dtypes or bound
-        otherwise (a parameter, a loop target: the placement follows only assigned values)."""
+        name, in any scope, an unpacking's element too: the placement's ``element_at``) gives such a value; not
+        ``torch.float16`` nor a name only ever given dtypes or bound otherwise (a parameter, a loop target: the
+        placement follows only assigned values)."""
         if depth > _MAX_DEVICE_DEPTH or isinstance(node, ast.Starred):
             return True
         if isinstance(node, ast.Constant):
@@ -138,6 +157,8 @@ class LoaderQuestions(TreeFacts):
             return True
         if isinstance(node, ast.IfExp):
             return self._may_name_a_device(node.body, depth + 1) or self._may_name_a_device(node.orelse, depth + 1)
+        if isinstance(node, (ast.Tuple, ast.List)):  # what an unpacking binds (`where, n = "cuda", 100`): an element
+            return any(self._may_name_a_device(element, depth + 1) for element in node.elts)
         if isinstance(node, ast.Call):
             name = last_name(node.func)
             return self._aliases.get(name, name) == "device"
@@ -152,7 +173,7 @@ class LoaderQuestions(TreeFacts):
             return False
         self._following.add(following)
         try:
-            return any(self._may_name_a_device(value, depth + 1) for value in self.values.assigned_values(name))
+            return any(self._may_name_a_device(value, depth + 1) for value in self.values.bound_anywhere(name))
         finally:
             self._following.discard(following)
 
@@ -160,3 +181,17 @@ class LoaderQuestions(TreeFacts):
         """A reader TL103 starts from, by its last name (an import alias counts as the name it binds)."""
         name = last_name(call.func)
         return self._aliases.get(name, name) in _FILE_READERS
+
+
+def _chain_through(value: ast.AST, calls: Set[int]) -> bool:
+    """Mirror TL103's ``_bindings_of`` read from the bound value down: ``value`` (or an element of its tuple or list
+    display, wider than ``element_at``) is a chain of calls and attributes on one of ``calls``: ``f(x).cuda().float()``."""
+    if isinstance(value, (ast.Tuple, ast.List)):
+        return any(_chain_through(element, calls) for element in value.elts)
+    if isinstance(value, ast.Starred):
+        return _chain_through(value.value, calls)
+    while isinstance(value, (ast.Call, ast.Attribute)):
+        if id(value) in calls:
+            return True
+        value = value.func if isinstance(value, ast.Call) else value.value
+    return False

@@ -134,12 +134,16 @@ def _paired(target: ast.AST, value: ast.AST) -> Iterator[Tuple[ast.AST, ast.AST]
     yield target, value
 
 
-def _splits_a_name(call: ast.Call) -> bool:
-    """``x.split(...)`` or ``chunk(x, ...)`` with ``x`` a name or an attribute, as TL103's ``_split_into_batches``."""
-    named = (ast.Name, ast.Attribute)
-    return (isinstance(call.func, ast.Attribute) and isinstance(call.func.value, named)) or (
-        bool(call.args) and isinstance(call.args[0], named)
-    )
+def _split_names(call: ast.Call) -> Iterator[str]:
+    """The last names of what ``x.split(...)`` or ``chunk(x, ...)`` may cut, as TL103's ``_split_into_batches`` reads
+    them: the receiver, and every name or attribute passed (the rule's first argument is the first in source order,
+    which may be a keyword: ``split(tensor=x, split_size_or_sections=n)``)."""
+    if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, (ast.Name, ast.Attribute)):
+        yield last_name(call.func.value)
+    for argument in (*call.args, *(k.value for k in call.keywords)):
+        value = argument.value if isinstance(argument, ast.Starred) else argument
+        if isinstance(value, (ast.Name, ast.Attribute)):
+            yield last_name(value)
 
 
 def _dotted(node: ast.AST) -> str:
@@ -247,25 +251,47 @@ def _scales(term: ast.AST, name: str) -> bool:
 
 
 def _history_targets(targets: List[ast.AST], value: ast.AST) -> List[str]:
-    """The names a module-level assignment may bind to a history-shaped value: ``xs = []``, and, wider than
-    TL402's pairing, every name of ``a, b = [], 0`` where some element of the value is one."""
+    """The names an assignment may bind to a list (TL402's ``_local_growth`` takes no other shape): ``xs = []``, and,
+    wider than TL402's pairing (``Names.bound_value`` follows nested targets into nested displays), every name of
+    ``a, b = [], 0`` or ``(a, b), c = ([], []), 0`` where some element of the value, at any depth, is one."""
     names: List[str] = []
     for target in targets:
-        if isinstance(target, ast.Name) and _history_shaped(value):
+        if isinstance(target, ast.Name) and _history_shape(value) == "list":
             names.append(target.id)
-        elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)):
-            if any(map(_history_shaped, value.elts)):
-                names.extend(n.id for n in _nodes_of(target) if isinstance(n, ast.Name))
+        elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)) and _holds_a_list(value):
+            names.extend(n.id for n in _nodes_of(target) if isinstance(n, ast.Name))
     return names
 
 
-def _history_shaped(value: ast.AST) -> bool:
-    """Mirror TL402's ``_history_shape``, wider: an empty list, ``list()``, any dict (comprehension) or ``defaultdict``."""
+def _holds_a_list(value: ast.AST) -> bool:
+    """``[]``/``list()``, or a tuple or list display holding one at any depth (starred too)."""
+    if isinstance(value, ast.Starred):
+        return _holds_a_list(value.value)
+    if isinstance(value, (ast.Tuple, ast.List)) and value.elts:
+        return any(map(_holds_a_list, value.elts))
+    return _history_shape(value) == "list"
+
+
+def _history_shape(value: ast.AST) -> Optional[str]:
+    """Mirror TL402's ``_history_shape``: ``"list"`` for ``[]``/``list()``; ``"dict"`` for a dict of empty lists (a
+    display, a comprehension, ``defaultdict(list)``); else None (``{}`` is no history)."""
+    if _is_empty_list(value):
+        return "list"
+    if isinstance(value, ast.Dict) and value.keys and None not in value.keys and all(map(_is_empty_list, value.values)):
+        return "dict"
+    if isinstance(value, ast.DictComp) and _is_empty_list(value.value):
+        return "dict"
+    if isinstance(value, ast.Call) and _dotted(value.func).endswith("defaultdict"):
+        arguments = _argument_values(value)
+        if len(arguments) == 1 and isinstance(arguments[0], ast.Name) and arguments[0].id == "list":
+            return "dict"
+    return None
+
+
+def _is_empty_list(value: ast.AST) -> bool:
     if isinstance(value, ast.List):
         return not value.elts
-    if isinstance(value, (ast.Dict, ast.DictComp)):
-        return True
-    return isinstance(value, ast.Call) and last_name(value.func) in ("list", "defaultdict")
+    return isinstance(value, ast.Call) and _dotted(value.func) == "list" and not value.args and not value.keywords
 
 
 def _is_self_attribute(node: ast.AST) -> bool:

@@ -10,12 +10,14 @@ from __future__ import annotations
 import ast
 import functools
 import itertools
+import re
 from typing import Dict, List, Optional, Set
 
 from trainlint.prescreen.nodes import (
     _argument_values,
     _close_over_callees,
     _dotted,
+    _is_self_attribute,
     _scope,
     _the_method,
 )
@@ -36,6 +38,12 @@ from trainlint.step_words import (
     STEP_HOOK_NAME,
 )
 
+# Mirror rules/step_memory/tl402_unbounded_step_history.py: an object that lives for that many steps (STEP_BUDGET);
+# what `_called_element` calls a number, and the methods after which it looks for a tensor's copy.
+_STEP_BUDGET = re.compile(r"^num_(training|iter|iters|iterations)$")
+_NUMBER_FUNCTIONS = frozenset({"float", "int", "round", "len", "abs"})
+_NUMBER_METHODS = frozenset({"item", "__float__"})
+_TENSOR_METHODS = frozenset({"detach", "clone", "cpu", "numpy", "to", "cuda", "flatten", "view", "reshape"})
 # Mirror rules/step_memory/tl405_missing_zero_grad.py: what builds an optimizer (by qualified name), and the calls
 # whose receivers its `_models_optimized` takes for the models an optimizer is built over.
 _TORCH_OPTIMIZERS = "torch.optim."
@@ -54,17 +62,25 @@ class StepMemoryQuestions(TreeFacts):
         scope = _scope(place.functions)
         if place.functions and not self.values.is_local(name, scope):
             return True
+        if self.values.binds_in_a_scope_of_its_own(scope, name):
+            return True  # a class attribute of the same name (`losses: list = None`) is no binding of the list's
         values = self.values.assigned_in(scope, name)
         return not values or (len(values) == 1 and _may_make_a_list(values[0]))
 
     def _may_be_device_tensor(self, element: ast.AST) -> bool:
         """Mirror TL402's ``_element`` answering "device tensor", wider: anything but a display, a constant, a
-        comprehension, a number made by ``.item()``, ``float()``, ``int()``, ``len()``, ``round()``, or a name
-        whose every binding is one of those."""
+        comprehension, a number made by ``.item()``/``.tolist()`` (as ``_called_element`` reads them) or by the builtins
+        ``float()``, ``int()``, ``len()``, ``round()`` (``torch.round(x)`` is a tensor), or a name whose every
+        binding is one of those."""
         if isinstance(element, (ast.Dict, ast.List, ast.Tuple, ast.Set, ast.Constant, ast.JoinedStr, *_COMPREHENSIONS)):
             return False
         if isinstance(element, ast.Call):
-            return last_name(element.func) not in ("item", "float", "int", "len", "round", "tolist")
+            func = element.func
+            if isinstance(func, ast.Name):
+                return func.id not in ("float", "int", "len", "round")
+            if isinstance(func, ast.Attribute) and func.attr in ("item", "tolist"):
+                return self._may_call_a_tensor(element)
+            return True
         if isinstance(element, ast.Name):
             return not self._all_bindings("device tensor", element.id, lambda v: not self._may_be_device_tensor(v))
         return True
@@ -190,15 +206,73 @@ class StepMemoryQuestions(TreeFacts):
     @functools.cached_property
     def grows_history_per_step(self) -> bool:
         training_loops = self._training_loops
-        histories = [p for name in self._history_attributes for p in self._appended_attributes.get(name, ())]
-        # a local history grows in a training loop itself (TL402's `_local_growth`), not merely in per-step code
-        local = [p for name, p in self._local_appends if self._may_start_once(name, p)]
+        histories = [p for key in self._history_attributes for p, call in self._appended_attributes.get(key, ()) if self._may_run_every_step(p, call)]
+        # a local history grows in a training loop itself (TL402's `_local_growth`), not merely in per-step code; its
+        # element is one the rule keeps (its `_element` not in LEFT_TO_OTHERS), a device tensor in a counted loop
+        local = [p for name, p, element in self._local_appends if self._may_start_once(name, p) and self._may_be_kept(element)]
         in_training_loop = (p for p in local if any(loop in training_loops for loop in p.loops))
-        # a module-level list that per-step code of a function appends to (TL402's `_grows_per_step`)
-        global_appends = (place for name, place in self._appends_in_functions if name in self._module_lists)
+        # a module-level list that per-step code of a function appends to (TL402's `_grows_per_step`); `Names` puts a
+        # binding under `global history` in a function in the module's scope too
+        module_lists = self._module_lists | (self._lists_bound_in_functions & self.values.shared_names)
+        global_appends = (p for name, p, element in self._appends_in_functions if name in module_lists and self._may_be_kept(element))
         counted = [p for name, p, element in self._counted_appends if self._may_start_once(name, p) and self._may_be_device_tensor(element)]
         in_training_loop = itertools.chain(in_training_loop, (p for p in counted if any(loop in training_loops for loop in p.loops)))
         return any(map(self._in_step, histories)) or any(in_training_loop) or any(map(self._in_step, global_appends))
+
+    def _may_run_every_step(self, place: _Place, call: ast.Call) -> bool:
+        """Mirror TL402's ``_runs_every_step``, wider: not an append in an ``__init__``, nor one in a class whose
+        ``__init__`` stores its own step budget (``_has_step_budget``: an LR finder's callback, run for that many
+        steps); per step where :meth:`_in_step` says so."""
+        if place.functions and self._names[place.functions[-1]] == "__init__":
+            return False
+        owner = self._class_around(call)
+        return owner is None or owner not in self._budgeted_classes
+
+    def _class_around(self, node: ast.AST) -> Optional[ast.ClassDef]:
+        """The innermost class around ``node`` (``enclosing_class``), by position."""
+        at = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+        around = [c for c in self._classes if (c.lineno, c.col_offset) <= at <= (c.end_lineno, c.end_col_offset)]  # type: ignore[operator]
+        return max(around, key=lambda c: (c.lineno, c.col_offset), default=None)
+
+    @functools.cached_property
+    def _budgeted_classes(self) -> Set[ast.ClassDef]:
+        """Mirror TL402's ``_has_step_budget``: classes with an ``__init__`` directly in their body that assigns
+        ``self.num_training`` (or ``num_iter``...) somewhere in it (nested code too)."""
+        return {
+            c
+            for c in self._classes
+            for init in c.body
+            if isinstance(init, (ast.FunctionDef, ast.AsyncFunctionDef)) and init.name == "__init__"
+            for node in _nodes_of(init)
+            if isinstance(node, ast.Assign)
+            and any(_is_self_attribute(t) and _STEP_BUDGET.match(t.attr) for t in node.targets)  # type: ignore[attr-defined]
+        }
+
+    def _may_be_kept(self, element: ast.AST) -> bool:
+        """Mirror TL402's ``_element`` answering other than LEFT_TO_OTHERS (a number, an unknown element, a tensor with
+        its graph), wider: a display (dict, list, tuple), a name not surely bound to none of these, a call that may
+        copy or move a tensor or call ``torch`` (:meth:`_may_call_a_tensor`), a sum led by one; not a constant, an
+        attribute, a subscript or any other expression, which it calls an element."""
+        if isinstance(element, (ast.Dict, ast.DictComp, ast.List, ast.ListComp, ast.Tuple)):
+            return True
+        if isinstance(element, ast.BinOp):
+            return self._may_be_kept(element.left)
+        if isinstance(element, ast.Name):
+            return not self._all_bindings("kept element", element.id, lambda v: not self._may_be_kept(v))
+        return isinstance(element, ast.Call) and self._may_call_a_tensor(element)
+
+    def _may_call_a_tensor(self, call: ast.Call) -> bool:
+        """Mirror TL402's ``_called_element``: not ``float(x)``/``len(x)``..., nor ``x.item()``; a method that copies
+        or moves a tensor (``x.detach()``, ``x.cpu()``, ``x.numpy()``...) or a callee under an import of ``torch``."""
+        func = call.func
+        if isinstance(func, ast.Name) and func.id in _NUMBER_FUNCTIONS:
+            return False
+        if isinstance(func, ast.Attribute) and func.attr in _TENSOR_METHODS:
+            return True
+        if isinstance(func, ast.Attribute) and func.attr in _NUMBER_METHODS:
+            return False
+        head, _, rest = _dotted(func).partition(".")
+        return any((f"{target}.{rest}" if rest else target).startswith("torch.") for target in self._imported.get(head, ()))
 
     @functools.cached_property
     def loop_may_miss_zero_grad(self) -> bool:
@@ -323,7 +397,8 @@ class StepMemoryQuestions(TreeFacts):
                 if receiver != "cls":  # dispatched to a class method the screen does not follow
                     (dispatched if receiver == "self" else by_name).add(node.func.attr)
         found = {f for name in plain for f in self._plain_functions.get(name, ())}
-        found.update(f for name in by_name for f in self._methods_by_name.get(name, ()))
+        # by name, CallGraph matches only defs directly in a class body (`CallGraph.methods`), not one under its `if`/`try`
+        found.update(f for name in by_name for f in self._methods_by_name.get(name, ()) if self.values.in_class_body(f))
         owner = self._dispatching_class(None if function is None else self._function_nodes[function])
         for name in dispatched if owner is not None else ():
             method = _the_method(owner, name)  # type: ignore[arg-type]

@@ -40,6 +40,7 @@ from typing import (
 
 from trainlint.prescreen.traversal import _nodes_of
 from trainlint.step_words import (
+    BACKWARD_OWNERS,
     CASTS,
     CRITERION_NAME,
     DETACHING_ATTRIBUTES,
@@ -88,6 +89,14 @@ def last_name(node: ast.AST) -> str:
     return ""
 
 
+def _chain_end(node: ast.AST) -> str:
+    """The last part of ``a.b.c``, a chain of attributes on a name (``dotted``'s last part); "" for anything else."""
+    end = last_name(node)
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return end if isinstance(node, ast.Name) else ""
+
+
 def root_name(node: ast.AST) -> str:
     while isinstance(node, (ast.Attribute, ast.Subscript)):
         node = node.value
@@ -110,11 +119,14 @@ class ModuleValues:
         self._fills: Dict[str, List[_Valued]] = {}  # `name[k] = v`, `name.append(v)`: what is put into a name
         self._grown: Dict[str, List[_Valued]] = {}  # `name.append(v)`, `.extend(vs)`, `name[i].insert(j, v)`: what a list grows by
         self._shared: Set[str] = set()  # names some function declares `global` or `nonlocal`
+        self._scopes_of_their_own: List[Tuple[ast.AST, int]] = []  # class bodies, lambdas, comprehensions; their scope
         self._returns: Dict[int, List[ast.AST]] = {}  # function id -> its returned and yielded values
         self._contexts: Dict[_Key, List[_Valued]] = {}  # `with v as name`: the context managers
         self._defaults: Dict[_Key, List[_Valued]] = {}  # a parameter's default values (evaluated around its def)
         self._functions: Dict[str, List[int]] = {}  # def name -> function ids
-        self._methods: List[bool] = []  # function id -> defined directly in a class body
+        self._methods: List[bool] = []  # function id -> a method (`Names.method_kind`: a class's scope, its `if`/`try` too)
+        # function id -> directly in a class body (`graph_values._is_method`: how `_callees` picks `f()`'s and `x.f()`'s)
+        self._in_class_body: List[bool] = []
         self._function_names: List[str] = []  # function id -> its name
         self._classes: Set[str] = set()
         self._imported: Set[str] = set()  # names an import binds
@@ -133,11 +145,13 @@ class ModuleValues:
 
     # ----- recording, during the walk ------------------------------------------------------
 
-    def record_function(self, name: str, scope: int, method: bool) -> int:
-        """A def; ``method``: directly in a class body (how the analysis picks the callees of ``f()`` and ``x.f()``)."""
+    def record_function(self, name: str, scope: int, method: bool, in_class_body: bool) -> int:
+        """A def; ``method``: in a class's own scope, its ``if``/``try`` blocks included (what fills ``self``);
+        ``in_class_body``: directly in the class body (how GraphValues picks the callees of ``f()`` and ``x.f()``)."""
         index = len(self.parents)
         self.parents.append(scope)
         self._methods.append(method)
+        self._in_class_body.append(in_class_body)
         self._function_names.append(name)
         self._functions.setdefault(name, []).append(index)
         self._bound.add((scope, name))
@@ -214,6 +228,11 @@ class ModuleValues:
     def record_shared(self, names: Iterable[str]) -> None:
         self._shared.update(names)
 
+    @property
+    def shared_names(self) -> Set[str]:
+        """The names some function declares ``global`` or ``nonlocal``."""
+        return self._shared
+
     def record_assignment(self, targets: List[ast.AST], value: ast.AST, scope: int) -> None:
         """``targets = value`` (also augmented, annotated, walrus)."""
         for target in targets:
@@ -242,6 +261,19 @@ class ModuleValues:
     def assigned_values(self, name: str) -> List[ast.AST]:
         """What ``name = v`` or ``<...>.name = v`` assigns, in any scope."""
         return self._attribute_values.get(name, [])
+
+    def bound_anywhere(self, name: str) -> List[ast.AST]:
+        """What an assignment binds to ``name`` or ``<...>.name``, in any scope, unpacked targets included
+        (``a, b = v`` and ``self.a, self.b = v``: the whole ``v``)."""
+        stored = (value for value, _ in itertools.chain(self._values_by_name.get(name, ()), self._stored.get(name, ())))
+        return [*stored, *self._attribute_values.get(name, ())]
+
+    @functools.cached_property
+    def _values_by_name(self) -> Dict[str, List[_Valued]]:
+        by_name: Dict[str, List[_Valued]] = {}
+        for (_, name), values in self._values.items():
+            by_name.setdefault(name, []).extend(values)
+        return by_name
 
     def record_iteration(self, target: ast.AST, iterable: ast.AST, scope: int) -> None:
         for name in target_names(target):
@@ -325,7 +357,23 @@ class ModuleValues:
         self._chosen_options.add(chosen)
 
     def record_backward(self, call: ast.Call) -> None:
-        self._backpropagated.update(node.id for node in _nodes_of(call) if isinstance(node, ast.Name))
+        """Mirror ``GraphValues._backward_marks``, wider: the root names of what a backward call may differentiate
+        (``backward_loss``; ``_differentiated_value``'s ``loss.backward(arg)``): its first positional argument, and its
+        receiver (through ``scaler.scale(loss)``, any argument of ``scale``) unless the receiver is an engine named
+        so that is given the loss (``fabric.backward(loss)``: ``fabric`` is no tensor); not every name it reads."""
+        func = call.func
+        if not isinstance(func, ast.Attribute):
+            return
+        positional = [argument for argument in call.args if not isinstance(argument, ast.Starred)]
+        differentiated = positional[:1]
+        receiver = func.value
+        scaled = isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute) and receiver.func.attr == "scale"
+        if func.attr == "backward" and scaled:
+            differentiated += [a.value if isinstance(a, ast.Starred) else a for a in receiver.args]  # type: ignore[attr-defined]
+            differentiated += [k.value for k in receiver.keywords]  # type: ignore[attr-defined]
+        elif func.attr == "backward" and not (positional and BACKWARD_OWNERS.search(_chain_end(receiver))):
+            differentiated.append(receiver)
+        self._backpropagated.update(filter(None, map(root_name, differentiated)))
 
     # ----- may this value carry a graph? ---------------------------------------------------
 
@@ -334,8 +382,40 @@ class ModuleValues:
         return name in self._imported
 
     def is_local(self, name: str, function: int) -> bool:
-        """``name`` is bound in ``function`` itself (assigned, a parameter) and declared nowhere ``global``/``nonlocal``."""
-        return (function, name) in self._bound and name not in self._shared
+        """``name`` is bound in ``function`` itself (assigned, a parameter) and declared nowhere ``global``/``nonlocal``,
+        and bound by none of its classes, lambdas and comprehensions (:meth:`binds_in_a_scope_of_its_own`)."""
+        return (function, name) in self._bound and name not in self._shared and not self.binds_in_a_scope_of_its_own(function, name)
+
+    def in_class_body(self, function: int) -> bool:
+        """Whether the def is directly in a class body (``graph_values._is_method``, ``CallGraph.methods``)."""
+        return self._in_class_body[function]
+
+    def record_scope_of_its_own(self, node: ast.AST, scope: int) -> None:
+        """A class body, lambda or comprehension in ``scope``: Python (and ``Names``) binds its names in a scope of its
+        own, while the walk records them in ``scope`` (wider for what a name may hold)."""
+        self._scopes_of_their_own.append((node, scope))
+
+    def binds_in_a_scope_of_its_own(self, scope: int, name: str) -> bool:
+        """Whether a class body, lambda or comprehension of ``scope`` may bind ``name``: then the walk's record of
+        ``scope`` mixes its bindings with theirs, and a question that asks what ``scope`` itself binds leaves it."""
+        return (scope, name) in self._bound_in_scopes_of_their_own
+
+    @functools.cached_property
+    def _bound_in_scopes_of_their_own(self) -> Set[_Key]:
+        """Every name stored, defined, imported or taken as a parameter anywhere under those nodes (wider: nested
+        functions' too), by the scope around them; listed only when first asked."""
+        found: Set[_Key] = set()
+        for node, scope in self._scopes_of_their_own:
+            for inner in _nodes_of(node):
+                if isinstance(inner, ast.Name) and type(inner.ctx) is not ast.Load:
+                    found.add((scope, inner.id))
+                elif isinstance(inner, ast.arg):
+                    found.add((scope, inner.arg))
+                elif isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and inner is not node:
+                    found.add((scope, inner.name))
+                elif isinstance(inner, ast.alias):
+                    found.add((scope, (inner.asname or inner.name).split(".")[0]))
+        return found
 
     def may_carry_graph(self, value: ast.AST, scope: int) -> bool:
         """False only where ``GraphValues.kind`` surely finds no graph for ``value`` read in ``scope``."""
@@ -388,19 +468,27 @@ class ModuleValues:
     def _name_carries(self, name: str, scope: int) -> bool:
         if name in self._backpropagated:
             return True
-        fills = self._fills.get(name, ())
-        return any(self._carries(v, s) for v, s in fills) or any(self._binding_carries(key) for key in self._seen_bindings(name, scope))
+        if any(self._binding_carries(key) for key in self._seen_bindings(name, scope)):
+            return True
+        # what is put into the name (`_filled_with_graph`), once per name: `d[k] = torch.cat((d[k], x))` reads `d` again
+        return self._memo("fills", (MODULE, name), lambda: any(self._carries(v, s) for v, s in self._fills.get(name, ())))
 
     def _seen_bindings(self, name: str, scope: int) -> List[_Key]:
         """The (scope, name) bindings a read of ``name`` in ``scope`` may see."""
         if name in self._shared:
             return [key for key in self._bound if key[1] == name]
-        while scope != MODULE and (scope, name) not in self._bound:
+        found: List[_Key] = []
+        # a binding a class body, lambda or comprehension of the scope makes is its own: look on outward as well
+        while scope != MODULE and ((scope, name) not in self._bound or self.binds_in_a_scope_of_its_own(scope, name)):
+            if (scope, name) in self._bound:
+                found.append((scope, name))
             scope = self.parents[scope]
-        return [(scope, name)]
+        return [*found, (scope, name)]
 
     def _binding_carries(self, key: _Key) -> bool:
-        if key in self._opaque or key in self._receivers:
+        """Mirror ``_binding_kind``: a method's first parameter (``self``) too is followed as a parameter
+        (:meth:`_passed_to_receiver`), not taken for a graph (one a backward reads is, by :meth:`_name_carries`)."""
+        if key in self._opaque:
             return True
         return self._memo("name", key, lambda: self._bound_values_carry(key))
 
@@ -413,7 +501,23 @@ class ModuleValues:
 
     def _passed_values_carry(self, key: _Key) -> bool:
         """Mirror ``_parameter_kind``: what the module's calls of the function pass for the parameter, wider."""
-        return any(self._carries(v, scope) for v, scope in self.passed(key))
+        passed = self._passed_to_receiver(key) if key in self._receivers else self.passed(key)
+        return passed is None or any(self._carries(v, scope) for v, scope in passed)
+
+    def _passed_to_receiver(self, key: _Key) -> Optional[List[_Valued]]:
+        """Mirror ``Names.argument_for`` for a method's first parameter, wider: a call by the method's name passes it
+        as ``self=v``, or as its first positional argument unless that is ``*args`` (``C.f(obj)``; a bound call
+        ``obj.f()`` passes nothing, and a ``*args``/``**kwargs`` leaves the argument untold), else its default.
+        None (anything) where a call is by a plain name, ``f(...)``: ``f = partial(C.f, obj)`` passes ``obj`` first."""
+        function, name = key
+        passed = list(self._defaults.get(key, ()))
+        for call, scope in self._calls.get(self._function_names[function], ()):
+            if isinstance(call.func, ast.Name):
+                return None
+            passed.extend((k.value, scope) for k in call.keywords if k.arg == name)
+            if call.args and not isinstance(call.args[0], ast.Starred):
+                passed.append((call.args[0], scope))
+        return passed
 
     def is_context(self, name: str) -> bool:
         """Whether some ``with ... as name`` binds ``name``, in any scope."""
@@ -484,14 +588,20 @@ class ModuleValues:
                 return False
             if self._carries(func.value, scope):
                 return True
-            if func.attr == "step" and len(call.args) + len(call.keywords) == 1:
-                return True  # `optimizer.step(closure)` returns what the closure returns
+            if self._steps_a_closure(call) and any(map(self._returns_carry, range(len(self._function_names)))):
+                return True  # `optimizer.step(closure)` returns what the closure, a def of this module, returns
         name = last_name(func)
-        if name in self._variables:
+        if name in self._variables and not self._resolves_to_nothing(func):
             return True
-        # `_callees` by name: methods for `x.f()`, other functions for `f()`; then only what they return counts
+        # `_callees` by name: methods for `x.f()`, other functions for `f()` (a def in a class body's `if` is none of
+        # the class's: `_is_method`); then only what they return counts
         wanted_method = isinstance(func, ast.Attribute)
-        candidates = [f for f in self._functions.get(name, ()) if self._methods[f] == wanted_method]
+        named = self._functions.get(name, ())
+        # `Names.method` (how the rule resolves `obj.f()` on an instance of a class it knows) also finds a def in a
+        # class body's `if`/`try`, which the by-name fallback leaves out: either may run
+        if wanted_method and any(self._returns_carry(f) for f in named if self._methods[f] and not self._in_class_body[f]):
+            return True
+        candidates = [f for f in named if self._in_class_body[f] == wanted_method]
         if candidates:
             return any(self._returns_carry(f) for f in candidates)
         if isinstance(func, ast.Name) and name in CASTS and not any(key[1] == name for key in self._bound):
@@ -503,12 +613,55 @@ class ModuleValues:
         arguments = [*call.args, *(k.value for k in call.keywords)]
         return any(self._carries(a, scope) for a in arguments)
 
+    def _resolves_to_nothing(self, func: ast.AST) -> bool:
+        """Mirror ``Names.resolve_callable`` and ``instance_classes``, narrower: ``torch.device``, ``envs.step``, an
+        attribute chain on a name that resolves to no definition of this module (:meth:`_names_nothing`), whatever
+        variable shares the attribute's name (``device = torch.device(...)``, ``for step in ...``): only ``self.x``
+        of a method is followed to its stores, and its ``self`` is a parameter."""
+        return isinstance(func, ast.Attribute) and self._names_nothing(func, frozenset())
+
+    def _names_nothing(self, value: ast.AST, following: FrozenSet[str]) -> bool:
+        """``value`` is surely no def, class or instance of a class of this module: an attribute chain on a name that
+        no def, class, parameter (``self`` too) or pattern binds, whose assigned values (``envs = gym.make(...)``)
+        are such chains, calls of them (not a ``partial``) or other displays and expressions, or that only an
+        import, loop, ``with`` or ``except`` binds; a name met again while its own values are read adds nothing."""
+        if isinstance(value, ast.Attribute):
+            return self._names_nothing(value.value, following)
+        if isinstance(value, ast.Call):
+            return isinstance(value.func, ast.Attribute) and value.func.attr != "partial" and self._names_nothing(value.func, following)
+        if isinstance(value, (ast.Tuple, ast.List)):
+            return all(self._names_nothing(e.value if isinstance(e, ast.Starred) else e, following) for e in value.elts)
+        if not isinstance(value, ast.Name):
+            return not isinstance(value, (ast.Lambda, ast.NamedExpr, ast.IfExp, ast.BoolOp, ast.Starred))
+        name = value.id
+        if name in following:
+            return True
+        keys = self._keys_by_name.get(name, ())
+        if name in self._functions or name in self._classes or any(k in self._parameters or k in self._opaque for k in keys):
+            return False
+        following = following | {name}
+        return all(self._names_nothing(v, following) for key in keys for v, _ in self._values.get(key, ()))
+
+    @functools.cached_property
+    def _keys_by_name(self) -> Dict[str, List[_Key]]:
+        """Every (scope, name) binding, by name: asked once the walk is done."""
+        found: Dict[str, List[_Key]] = {}
+        for key in self._bound:
+            found.setdefault(key[1], []).append(key)
+        return found
+
     def _calls_model(self, func: ast.AST) -> bool:
         """Mirror ``_is_model_call``, wider (an imported callee named like a model counts)."""
         name = last_name(func)
         if isinstance(func, ast.Name) and name == "self":
             return self.defines_forward
         return bool(MODEL_NAME.search(name)) and not MODEL_FACTORY.search(name)
+
+    @staticmethod
+    def _steps_a_closure(call: ast.Call) -> bool:
+        """Mirror ``_step_closure``: ``x.step(f)`` or ``x.step(closure=f)``, one argument (``**kw`` too)."""
+        keywords = [k.arg for k in call.keywords]
+        return last_name(call.func) == "step" and len(call.args) + len(keywords) == 1 and keywords in ([], [None], ["closure"])
 
     def _returns_carry(self, function: int) -> bool:
         return self._memo("returns", (function, ""), lambda: any(self._carries(v, function) for v in self._returns.get(function, ())))

@@ -15,12 +15,13 @@ from typing import Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple
 
 from trainlint.prescreen.nodes import (
     _INDEX_KEYS,
+    _argument_values,
     _binds_self,
     _callable_names,
     _class_scope,
     _counter_name,
     _dotted,
-    _history_shaped,
+    _history_shape,
     _history_targets,
     _in_body,
     _is_dotted,
@@ -38,7 +39,6 @@ from trainlint.prescreen.nodes import (
     _scope,
     _sets_eval_mode,
     _sniff_shaped,
-    _splits_a_name,
     _the_method,
 )
 from trainlint.prescreen.traversal import _calls_below, _children, _nodes_of
@@ -70,7 +70,6 @@ _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 # Mirror rules/amp/tl201_cuda_amp_on_other_device.py and rules/loaders/tl103_dataset_on_accelerator.py: the calls
 # those rules start from, by their last name (an import alias counts as the name it binds).
 _AMP_APIS = frozenset({"autocast", "GradScaler"})
-_SPLITTERS = frozenset({"split", "chunk", "tensor_split"})
 _LIST_GROWERS = frozenset({"append", "extend", "insert"})  # mirror the placement's LIST_GROWERS
 # What TrainingLoops strips from a loop's iterable before asking whether it is a loader, by last name.
 _ITERATION_WRAPPERS = frozenset(wrapper.rsplit(".", 1)[-1] for wrapper in ITERATION_WRAPPERS)
@@ -131,8 +130,8 @@ class TreeFacts:
         # TL102's workers: a `num_workers=` not the literal 0, "num_workers" as a string (a key of loader options),
         # or a DataLoader given six positional arguments; absent, a DataLoader forks none
         self.may_fork_workers = False
-        self.cuts_batches = False  # `x[i:i + bs]` in a loop, `x.split(n)`, `torch.chunk(x, n)`: what TL103 takes for batching by hand
-        self._pins_a_tensor = False  # `x.pin_memory()`: raises without CUDA wherever CUDA is not certain
+        self._sliced_in_loops: Set[str] = set()  # last names of `x[i:i + bs]`, `self.x[k]` in a loop: TL103's batching by hand
+        self._pinned_tensors: List[ast.Call] = []  # `x.pin_memory()`: raises without CUDA wherever CUDA is not certain
         self._pin_values: List[ast.AST] = []  # `{"pin_memory": v}`, `d["pin_memory"] = v`
         # `f(pin_memory=v)` (False) and `f(a1, ..., a8)` (True): the callee, the value, whether by position
         self._pin_arguments: List[Tuple[ast.AST, ast.AST, bool]] = []
@@ -193,12 +192,17 @@ class TreeFacts:
         # a sum, store or append, the value kept, and the name it is kept in where that is a name (`d[k]`: `d`)
         self._accumulations: List[Tuple[_Place, ast.AST, Optional[str]]] = []
         self._loop_resets: Set[Tuple[int, str]] = set()  # (id of a loop, name) bound afresh in it: `loss = crit(...)`
-        self._local_appends: List[Tuple[str, _Place]] = []  # `xs.append(v)` two loops deep in its function: maybe a local history
-        self._counted_appends: List[Tuple[str, _Place, ast.AST]] = []  # `xs.append(v)` in one loop counting a run
-        self._appends_in_functions: List[Tuple[str, _Place]] = []  # `xs.append(v)` in a function: xs may be global
-        self._module_lists: Set[str] = set()  # names a module-level statement binds to a history-shaped value
-        self._history_attributes: Set[str] = set()  # `self.x = []` (or a dict of lists) in an `__init__`
-        self._appended_attributes: Dict[str, List[_Place]] = {}
+        # `xs.append(v)`, with `v`: two loops deep in its function (maybe a local history), in one loop counting a run,
+        # in a function (xs may be global)
+        self._local_appends: List[Tuple[str, _Place, ast.AST]] = []
+        self._counted_appends: List[Tuple[str, _Place, ast.AST]] = []
+        self._appends_in_functions: List[Tuple[str, _Place, ast.AST]] = []
+        self._module_lists: Set[str] = set()  # names a module-level statement binds to a list
+        self._lists_bound_in_functions: Set[str] = set()  # ... a function binds: module-level where it says `global`
+        # `self.x = []` (False) or a dict of lists (True) in an `__init__`; (x, whether `self.x[k]`) -> each append's place
+        self._history_attributes: Set[Tuple[str, bool]] = set()
+        self._appended_attributes: Dict[Tuple[str, bool], List[Tuple[_Place, ast.Call]]] = {}
+        self._classes: List[ast.ClassDef] = []  # every class, in the walk's order
         self._mode_calls: List[Tuple[ast.AST, Tuple[int, ...], Tuple[int, int]]] = []  # `m.eval()`: call, enclosing functions, position
         self._in_tests: Set[int] = set()  # functions named `test_*`
         self._grad_free: Set[int] = set()  # functions decorated like `@torch.no_grad()`
@@ -272,7 +276,7 @@ class TreeFacts:
                 if isinstance(node.value, ast.Name) and not isinstance(node.slice, (ast.Slice, ast.Tuple)):  # type: ignore[attr-defined]
                     self._list_subscripts.append((node.value.id, node.slice))  # type: ignore[attr-defined]
                 if loops and isinstance(node.value, (ast.Name, ast.Attribute)):  # type: ignore[attr-defined]
-                    self.cuts_batches = True
+                    self._sliced_in_loops.add(last_name(node.value))  # type: ignore[attr-defined]
             elif kind is ast.AugAssign:
                 self.values.record_assignment([node.target], node.value, _scope(functions))  # type: ignore[attr-defined]
                 if isinstance(node.target, ast.Name):  # type: ignore[attr-defined]
@@ -324,7 +328,8 @@ class TreeFacts:
                 self._bind(name)
                 if not node.decorator_list:  # type: ignore[attr-defined]
                     self._bind_code([name], node, module_statements, functions)  # a `@property` holds a value
-                if self.values.record_function(name, _scope(functions), owner is not None) != index:
+                in_class_body = owner is not None and any(node is statement for statement in owner.body)  # type: ignore[attr-defined]
+                if self.values.record_function(name, _scope(functions), owner is not None, in_class_body) != index:
                     raise AssertionError("function ids out of step")
                 self.values.record_parameters(index, node.args)  # type: ignore[attr-defined]
                 if node in top_level:
@@ -347,6 +352,7 @@ class TreeFacts:
                 continue
             elif kind is ast.Lambda:  # its parameters are recorded in the scope around it: wider, never narrower
                 self._lambdas.append(node)
+                self.values.record_scope_of_its_own(node, _scope(functions))
                 for argument in _nodes_of(node.args):  # type: ignore[attr-defined]
                     if isinstance(argument, ast.arg):
                         self.values.record_opaque(argument.arg, _scope(functions))
@@ -367,6 +373,8 @@ class TreeFacts:
                 if capture:
                     self.values.record_opaque(capture, _scope(functions))
             elif kind is ast.ClassDef:
+                self._classes.append(node)  # type: ignore[arg-type]
+                self.values.record_scope_of_its_own(node, _scope(functions))
                 self._bind(node.name)  # type: ignore[attr-defined]
                 self._class_names.add(node.name)  # type: ignore[attr-defined]
                 self._bind_code([node.name], node, module_statements, functions)  # type: ignore[attr-defined]
@@ -396,6 +404,7 @@ class TreeFacts:
                 stack.extend((child, *inner) for child in _children(node))
                 continue
             elif kind in _COMPREHENSIONS:
+                self.values.record_scope_of_its_own(node, _scope(functions))
                 held_out = any(_names_held_out_data(g.iter) for g in node.generators)  # type: ignore[attr-defined]
                 self._loops_for_eval.append((node, functions, held_out))
                 self._comprehension_scope(node)  # type: ignore[arg-type]
@@ -444,8 +453,6 @@ class TreeFacts:
         self._pinning_call(call, name, here.functions)
         if name == "add_argument":
             self.values.record_option(call)
-        if name in _SPLITTERS and _splits_a_name(call):
-            self.cuts_batches = True
         if not per_batch:
             self._whole_calls.append((call, _scope(here.functions)))
         func = call.func
@@ -466,7 +473,7 @@ class TreeFacts:
                 self._accumulated(here, call.args[0], func.value)
                 self.values.record_append(func.value, call.args[0], _scope(here.functions))
             if method == "append" and len(call.args) + len(call.keywords) == 1:
-                self._appended(func.value, here, call.args[0] if call.args else None)
+                self._appended(call, here)
         elif method in ("eval", "train") and _is_dotted(func.value) and _sets_eval_mode(call):
             self._mode_calls.append((call, here.functions, (call.lineno, call.col_offset)))
         elif method == "zero_grad":
@@ -512,7 +519,8 @@ class TreeFacts:
         pinning protocol, which the rule leaves alone), a ``pin_memory=`` value, a DataLoader's eighth positional
         argument."""
         if name == "pin_memory" and isinstance(call.func, ast.Attribute) and not call.args and not call.keywords:
-            self._pins_a_tensor = self._pins_a_tensor or not any("pin_memory" in self._names[f] for f in functions)
+            if not any("pin_memory" in self._names[f] for f in functions):
+                self._pinned_tensors.append(call)
         self._pin_arguments.extend((call.func, k.value, False) for k in call.keywords if k.arg == "pin_memory")
         leading = call.args[:8]
         if len(leading) == 8 and not any(isinstance(a, ast.Starred) for a in leading):
@@ -569,8 +577,7 @@ class TreeFacts:
             for name in target_names(node.target):  # type: ignore[attr-defined]
                 self.values.record_inert(name, scope)
             return
-        if not here.functions:
-            self._module_lists.update(_history_targets(targets, value))
+        (self._lists_bound_in_functions if here.functions else self._module_lists).update(_history_targets(targets, value))
         self.values.record_assignment(targets, value, scope)
         for target in targets:
             if isinstance(target, ast.Subscript):
@@ -597,8 +604,9 @@ class TreeFacts:
                 self._index_modules.update((_dotted(t), _INDEX_MODULES[made]) for t in targets if _dotted(t))
         if isinstance(value, ast.Call) and _dotted(value.func):
             self._calls_assigned.append((_dotted(value.func), [t for t in map(_dotted, targets) if t]))
-        if here.functions and self._names[here.functions[-1]] == "__init__" and _history_shaped(value):
-            self._history_attributes.update(t.attr for t in targets if _is_self_attribute(t))
+        shape = _history_shape(value) if here.functions and self._names[here.functions[-1]] == "__init__" else None
+        if shape is not None:
+            self._history_attributes.update((t.attr, shape == "dict") for t in targets if _is_self_attribute(t))
         for target, target_value in (pair for target in targets for pair in _paired(target, value)):
             if isinstance(target_value, ast.Lambda) and isinstance(target, (ast.Name, ast.Attribute)):
                 self._lambda_results.setdefault(last_name(target), []).append(target_value.body)
@@ -690,21 +698,25 @@ class TreeFacts:
         names = self._callers_by_callee.get(function, set()) | {function}
         return [found for name in sorted(names) for found in self.values.scoped_calls_named(name)]
 
-    def _appended(self, receiver: ast.AST, here: "_Place", element: Optional[ast.AST]) -> None:
-        """Mirror TL402: an append to ``self.x``/``self.x[k]``, or to a name inside two loops of its own function,
-        or inside one that counts the steps of a run (TL402's ``_counts_the_run``, mirrored wider) where the
-        element may be a device tensor (see :meth:`_may_be_device_tensor`)."""
-        if isinstance(receiver, ast.Subscript):
+    def _appended(self, call: ast.Call, here: "_Place") -> None:
+        """Mirror TL402's ``_appended``: an append to ``self.x`` or ``self.x[k]`` (a list's, a dict of lists'), or to a
+        name inside two loops of its own function, or inside one that counts the steps of a run (TL402's
+        ``_counts_the_run``, mirrored wider), or in a function, with the element (LibCST's ``args[0]``: ``*v``,
+        ``object=v`` too)."""
+        receiver = call.func.value  # type: ignore[attr-defined]
+        element = _argument_values(call)[0]
+        of_lists = isinstance(receiver, ast.Subscript)
+        if of_lists:
             receiver = receiver.value
         if _is_self_attribute(receiver):
-            self._appended_attributes.setdefault(receiver.attr, []).append(here)  # type: ignore[attr-defined]
-        elif isinstance(receiver, ast.Name):
-            if here.local_loops == 1 and element is not None and _may_count_a_run(here.loops[-1]):
+            self._appended_attributes.setdefault((receiver.attr, of_lists), []).append((here, call))  # type: ignore[attr-defined]
+        elif isinstance(receiver, ast.Name) and not of_lists:
+            if here.local_loops == 1 and _may_count_a_run(here.loops[-1]):
                 self._counted_appends.append((receiver.id, here, element))  # judged once bindings are known
             if here.local_loops >= 2:
-                self._local_appends.append((receiver.id, here))
+                self._local_appends.append((receiver.id, here, element))
             if here.functions:
-                self._appends_in_functions.append((receiver.id, here))  # maybe a module-level list
+                self._appends_in_functions.append((receiver.id, here, element))  # maybe a module-level list
 
     def _record_import(self, node: "ast.Import | ast.ImportFrom") -> None:
         """Mirror ``trainlint.analysis.imports``' table: ``import a.b`` binds ``a`` to ``a``, ``import a.b as c`` binds

@@ -1,0 +1,22 @@
+# TL401 edge of _seen_bindings: a class body in the function binds its own `reference`, not the function's
+import torch
+from torch import nn
+
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+reference = model(torch.randn(2, 4)).mean()
+total = 0.0
+
+
+def train(loader):
+    global total
+
+    class Config:
+        reference = 1.0
+
+    for x in loader:
+        loss = model(x).mean() * Config.reference
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        total += reference
