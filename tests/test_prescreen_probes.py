@@ -8,9 +8,9 @@ the screen for a while (`pin_dict_call`), which neither the fixtures nor 56 repo
 red-team passes: calls through `self.x = f`, `partial`, an alias, an instance's `__call__`, a factory's or a lambda's
 result, a starred unpacking or a parameter; keyword arguments; f-string devices; walrus bindings; a loop's `else`; class-body attributes and
 conditional methods; step loops the screen did not take for one), each a finding the screen hid, its first line
-saying which fact was missing; stop 32's three red-team passes over its own narrowings added 29 (a device bound by an
-unpacking; a def in a class body's `if`/`try`; a list bound under `global` or in a nested unpacking; a name a class
-body, lambda or comprehension binds too; `torch.round(x)` appended), 22 of which the screen had hidden since before
+saying which fact was missing; stop 32's four red-team passes over its own narrowings added 31 (a device bound by an
+unpacking; a parameter's default; a `self.m()` in a closure of the loop; a def in a class body's `if`/`try`; a list bound under `global` or in a nested unpacking; a name a class
+body, lambda or comprehension binds too; `torch.round(x)` appended), 24 of which the screen had hidden since before
 that stop. `tests/prescreen_edges/` holds findings at the edge of a narrowed condition (stop 32's
 narrowings and the red-team passes over them), each written to sit just inside what the rule reports, its first line
 naming the condition it tests.

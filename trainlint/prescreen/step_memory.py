@@ -21,7 +21,7 @@ from trainlint.prescreen.nodes import (
     _scope,
     _the_method,
 )
-from trainlint.prescreen.traversal import _nodes_of, _own_nodes
+from trainlint.prescreen.traversal import _nodes_of
 from trainlint.prescreen.values import last_name
 from trainlint.prescreen.walk import (
     _COMPREHENSIONS,
@@ -361,7 +361,7 @@ class StepMemoryQuestions(TreeFacts):
         index). A wider guess here would hide a finding."""
         if loop in self._loop_zero_grads:
             return True
-        pending = list(self._surely_called(loop.body, self._loop_function[loop]))  # type: ignore[attr-defined]
+        pending = list(self._surely_called(self._own_calls(loop.body), self._loop_function[loop]))  # type: ignore[attr-defined]
         reached: Set[int] = set()
         while pending:
             function = pending.pop()
@@ -376,20 +376,25 @@ class StepMemoryQuestions(TreeFacts):
         """:meth:`_surely_called` on a function's own calls (not those of the functions defined in it), once."""
         found = self._called_by_function.get(function)
         if found is None:
-            found = self._called_by_function[function] = self._surely_called(_own_nodes(self._function_nodes[function]), function)
+            body = self._function_nodes[function].body  # type: ignore[attr-defined]
+            found = self._called_by_function[function] = self._surely_called(self._own_calls(body), function)
         return found
 
-    def _surely_called(self, code: List[ast.AST], function: Optional[int]) -> Set[int]:
-        """Mirror ``CallGraph.resolve_call`` on the calls in ``code`` and the nodes under it, run in ``function``,
-        narrower: ``f(...)`` reaches each function named ``f`` that is no method, and ``x.m(...)`` each method named
-        ``m`` (by name); ``self.m(...)`` is dispatched to the method ``m`` of the function's class where that class
-        defines one only (:meth:`_dispatching_class`)."""
+    def _own_calls(self, body: List[ast.stmt]) -> List[ast.Call]:
+        """The calls ``body`` makes itself: ``CallGraph`` files a call in a function defined there (its decorators and
+        defaults too) under that function, where ``self.m()`` is no call of the method around it."""
+        return [call for statement in body if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+                for call in self._calls_in(statement, into_functions=False)]
+
+    def _surely_called(self, calls: List[ast.Call], function: Optional[int]) -> Set[int]:
+        """Mirror ``CallGraph.resolve_call`` on ``calls``, run in ``function``, narrower: ``f(...)`` reaches each
+        function named ``f`` that is no method, and ``x.m(...)`` each method named ``m`` (by name); ``self.m(...)``
+        is dispatched to the method ``m`` of the function's class where that class defines one only
+        (:meth:`_dispatching_class`)."""
         plain: Set[str] = set()
         by_name: Set[str] = set()
         dispatched: Set[str] = set()
-        for node in (n for c in code for n in _nodes_of(c)):
-            if not isinstance(node, ast.Call):
-                continue
+        for node in calls:
             if isinstance(node.func, ast.Name):
                 plain.add(node.func.id)
             elif isinstance(node.func, ast.Attribute) and _dotted(node.func):

@@ -39,7 +39,7 @@ def _nodes_of(root: ast.AST) -> List[ast.AST]:
 def _calls_below(node: ast.AST, *, into_functions: bool = True) -> List[ast.Call]:
     """The calls in ``node``'s subtree, ``node`` itself included: ``ast.walk``'s calls, in another order, found by
     :func:`_children` (no contexts or operators to visit). ``into_functions=False`` stops at the functions defined
-    below ``node`` (:func:`_own_nodes`' reach), their decorators and defaults included."""
+    below ``node``, leaving out their decorators and defaults too."""
     found: List[ast.Call] = []
     pending = [node]
     while pending:
@@ -48,16 +48,4 @@ def _calls_below(node: ast.AST, *, into_functions: bool = True) -> List[ast.Call
             found.append(current)
         if into_functions or current is node or not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)):
             pending.extend(_children(current))
-    return found
-
-
-def _own_nodes(function: ast.AST) -> List[ast.AST]:
-    """The nodes of ``function`` outside the functions defined in it (``CallGraph``'s callees of a function)."""
-    found: List[ast.AST] = []
-    pending = _children(function)
-    while pending:
-        node = pending.pop()
-        found.append(node)
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            pending.extend(_children(node))
     return found

@@ -500,9 +500,12 @@ class ModuleValues:
         return any(self._iteration_carries(v, s) for v, s in self._iterated.get(key, ()))
 
     def _passed_values_carry(self, key: _Key) -> bool:
-        """Mirror ``_parameter_kind``: what the module's calls of the function pass for the parameter, wider."""
+        """Mirror ``_parameter_kind``: what the module's calls of the function pass for the parameter, wider; and its
+        default, which ``Names.argument_for`` gives where a call leaves the argument out."""
         passed = self._passed_to_receiver(key) if key in self._receivers else self.passed(key)
-        return passed is None or any(self._carries(v, scope) for v, scope in passed)
+        if passed is None or any(self._carries(v, scope) for v, scope in passed):
+            return True
+        return any(self._carries(v, scope) for v, scope in self._defaults.get(key, ()))
 
     def _passed_to_receiver(self, key: _Key) -> Optional[List[_Valued]]:
         """Mirror ``Names.argument_for`` for a method's first parameter, wider: a call by the method's name passes it
