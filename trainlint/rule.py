@@ -13,34 +13,15 @@ parsing at all without importing LibCST or any rule module.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, List, Mapping, NamedTuple, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, ClassVar, Dict, List, Mapping, NamedTuple, Optional, Tuple, Union
 
 from trainlint.diagnostics import Applicability
+from trainlint.rule_option import Option
 
 if TYPE_CHECKING:
     import libcst as cst
 
     from trainlint.analysis import ModuleFacts
-
-
-class Option(NamedTuple):
-    """A documented per-rule setting, validated when the config is loaded."""
-
-    default: Any
-    help: str
-    kind: type = int
-    check: Optional[Callable[[Any], bool]] = None
-    requirement: str = ""
-
-    def validate(self, value: Any) -> Optional[str]:
-        """Return why ``value`` is not acceptable, or None."""
-        if self.kind is int and (isinstance(value, bool) or not isinstance(value, int)):
-            return "an integer"
-        if not isinstance(value, self.kind):
-            return f"a {self.kind.__name__}"
-        if self.check is not None and not self.check(value):
-            return self.requirement or "a valid value"
-        return None
 
 
 class Import(NamedTuple):

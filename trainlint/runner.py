@@ -61,6 +61,7 @@ class FileTask(NamedTuple):
     unsafe_fixes: bool = False
     roots: Tuple[str, ...] = ()  # real paths named on the command line; "write" stays inside them
     fixable: Optional[FrozenSet[str]] = None  # --fixable/--unfixable: the rules allowed to fix (None: all)
+    cached: bool = False  # the outcome goes into the result cache, keyed by the digest of the bytes checked
 
 
 def _read(path: str) -> Tuple[Optional[bytes], Optional[str]]:
@@ -210,7 +211,8 @@ def process_file(task: FileTask) -> FileOutcome:
         if data is None:
             return FileOutcome(task.path, errors=[problem])
         outcome, new_data = process_source(task.path, data, task)
-        outcome.digest = digest(data)
+        if task.cached:
+            outcome.digest = digest(data)
         if new_data is not None and task.mode == "write":
             _write_if_unchanged(task, data, new_data, outcome)
         return outcome
@@ -345,6 +347,7 @@ def run_tasks(
         if on_done:
             on_done(1)
         yield FileOutcome(task.path, diagnostics=list(known))
+    pending = [task._replace(cached=True) for task in pending]
     by_path = {task.path: task for task in pending}
     for outcome in _process_all(pending, jobs, on_done):
         task = by_path[outcome.path]

@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from typing import Iterator, List, Optional, Tuple
 
-from trainlint.rule import Option
+from trainlint.rule_option import Option
 
 Version = Tuple[int, int]
 ASSUMED_TORCH: Version = (1, 10)
