@@ -258,10 +258,6 @@ class ModuleValues:
         """What ``name = v`` (also augmented, walrus) assigns directly in ``scope``."""
         return [value for value, _ in self._values.get((scope, name), ())]
 
-    def assigned_values(self, name: str) -> List[ast.AST]:
-        """What ``name = v`` or ``<...>.name = v`` assigns, in any scope."""
-        return self._attribute_values.get(name, [])
-
     def bound_anywhere(self, name: str) -> List[ast.AST]:
         """What an assignment binds to ``name`` or ``<...>.name``, in any scope, unpacked targets included
         (``a, b = v`` and ``self.a, self.b = v``: the whole ``v``)."""
@@ -539,10 +535,6 @@ class ModuleValues:
     def returns_of(self, name: str) -> List[ast.AST]:
         """What the functions called ``name`` return or yield."""
         return [value for function, values in self._returns.items() if self._function_names[function] == name for value in values]
-
-    def parameter_names(self) -> Set[str]:
-        """Every name some def or lambda of the module takes as a parameter."""
-        return set(self._parameters_by_name)
 
     def parameters_named(self, name: str) -> List[Tuple[_Key, str]]:
         """Each parameter called ``name`` (by its key), with the name of the function declaring it."""
