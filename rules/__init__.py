@@ -222,9 +222,10 @@ RULES: Tuple[RuleEntry, ...] = (
         "step_memory.tl403_oom_handler_keeps_step",
         "OomHandlerKeepsStep",
         # an out-of-memory error recognised by its type or its message, in code that trains
-        # per-step code first: the rarer, and cheaper; "of memory" led by its first letter's class, not a
-        # case-insensitive group (which costs the engine its fast scan)
-        ((_PER_STEP_CODE, (re.compile(r"[oO](?i:f ?memory)"), "OOM")),),
+        # per-step code first: the rarer, and cheaper; "of memory" and "oom" (OOM_MESSAGE reads it in any case: `if
+        # "oom" in str(e).lower()`) led by their first letter's class, not a case-insensitive group (which costs the
+        # engine its fast scan); "room" matches too, and the structural condition leaves it
+        ((_PER_STEP_CODE, (re.compile(r"[oO](?i:f ?memory)"), re.compile(r"[oO][oO][mM]\b"))),),
         lambda module: module.trains and module.handles_oom,  # as code: an except naming the error, or testing its message
     ),
     # a model put in eval mode, or a loop over a held-out loader (trainlint.analysis.steps.EvaluationLoops)

@@ -11,7 +11,10 @@ conditional methods; step loops the screen did not take for one), each a finding
 saying which fact was missing; stop 32's four red-team passes over its own narrowings added 31 (a device bound by an
 unpacking; a parameter's default; a `self.m()` in a closure of the loop; a def in a class body's `if`/`try`; a list bound under `global` or in a nested unpacking; a name a class
 body, lambda or comprehension binds too; `torch.round(x)` appended), 24 of which the screen had hidden since before
-that stop. `tests/prescreen_edges/` holds findings at the edge of a narrowed condition (stop 32's
+that stop; a fifth pass over the conditions it had not narrowed added 21 more, all older (a nested data set class
+built through `self`; a `with` target iterated as a held-out loader; class-body attributes read as `self.x`; a match
+capture; float makers, dtypes and index functions imported under another name; a float maker called through a
+binding; a parameter's float default). `tests/prescreen_edges/` holds findings at the edge of a narrowed condition (stop 32's
 narrowings and the red-team passes over them), each written to sit just inside what the rule reports, its first line
 naming the condition it tests.
 """

@@ -72,6 +72,15 @@ def test_code_and_strings_around_prose_still_trigger(source: str, code: str) -> 
     assert code in triggered_codes(source, ALL_CODES)
 
 
+@pytest.mark.parametrize(
+    "test", ['"out of memory" in str(e)', '"OOM" in str(e)', '"oom" in str(e).lower()', "isinstance(e, OutOfMemoryError)"]
+)
+def test_an_oom_handler_triggers_in_any_case(test: str) -> None:
+    """TL403 reads the message with ``OOM_MESSAGE``, in any case: so does its trigger."""
+    source = f"for x in loader:\n    try:\n        loss.backward()\n    except RuntimeError as e:\n        if {test}:\n            continue\n"
+    assert "TL403" in triggered_codes(source, ALL_CODES)
+
+
 def test_code_text_drops_only_prose() -> None:
     source = 'def f():\n    """Doc."""\n    return "#x"  # note\n'
     assert code_text(source) == 'def f():\n\n    return "#x"  \n'

@@ -107,7 +107,9 @@ class BatchQuestions(TreeFacts):
             elif isinstance(value, ast.Call):
                 func = value.func
                 name = self._aliases.get(func.id, func.id) if isinstance(func, ast.Name) else last_name(func)
-                if name in _FLOAT_TENSOR_TYPES or (name in self._names and self._may_return_float(name)):
+                # a function of this module by its name or through what the name holds (`make = to_ids`, a `partial`,
+                # an instance's `__call__`, a factory's closure), as `names.callees` resolves it
+                if name in _FLOAT_TENSOR_TYPES or any(n in self._names and self._may_return_float(n) for n in self._runs_of(name)):
                     return True
                 if name in _DATA_FACTORIES:
                     return self._factory_may_make_float(value, name)
@@ -177,8 +179,9 @@ class BatchQuestions(TreeFacts):
         if self.values.is_parameter(scope, name.id):
             if self._names[scope] in ("__init__", "__call__"):  # a class's: it may run under any name
                 return None
-            if self._names[scope] in self._called:
-                values = values + [value for value, _ in self.values.passed((scope, name.id), unpacked=False)]
+            if self._names[scope] in self._called:  # what the calls pass, and the default where one leaves it out
+                passed = [value for value, _ in self.values.passed((scope, name.id), unpacked=False)]
+                values = values + passed + self.values.defaults((scope, name.id))
         self._following.add(following)
         try:
             return any(map(self._may_be_float, values)) or any(map(self._iteration_may_be_float, iterables))
@@ -315,7 +318,10 @@ class BatchQuestions(TreeFacts):
                 1
                 for key, function in self.values.parameters_named(name)
                 if function not in ("__init__", "__call__")
-                and (function not in self._called or not any(self._may_be_float(v) for v, _ in self.values.passed(key, unpacked=False)))
+                and (
+                    function not in self._called
+                    or not any(map(self._may_be_float, [*(v for v, _ in self.values.passed(key, unpacked=False)), *self.values.defaults(key)]))
+                )
             )
         finally:
             self._following.discard(following)

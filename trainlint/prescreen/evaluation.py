@@ -12,6 +12,7 @@ from trainlint.prescreen.nodes import (
     _close_over_callees,
     _dotted,
     _is_false,
+    _names_held_out_data,
     _optimizer_receiver,
     _scope,
 )
@@ -31,7 +32,20 @@ class EvaluationQuestions(TreeFacts):
 
     @functools.cached_property
     def evaluates(self) -> bool:
-        return any(self._may_evaluate(*loop) for loop in self._loops_for_eval)
+        return any(
+            self._may_evaluate(loop, functions, held_out or self._iterates_a_held_out_context(loop))
+            for loop, functions, held_out in self._loops_for_eval
+        )
+
+    def _iterates_a_held_out_context(self, loop: ast.AST) -> bool:
+        """Mirror ``iterated()`` following a ``with`` target to its manager: ``with tqdm(val_loader) as bar: for batch
+        in bar``, by the target's name in any scope (wider)."""
+        generators = getattr(loop, "generators", None)
+        iterables = [g.iter for g in generators] if generators else [getattr(loop, "iter", None)]
+        return any(
+            isinstance(iterable, ast.Name) and any(map(_names_held_out_data, self.values.context_managers(iterable.id)))
+            for iterable in iterables
+        )
 
     def _surely_trains(self, loop: ast.AST, caller: Optional[ast.AST]) -> bool:
         """A backward or an optimizer step that ``Loops.trains`` surely finds: in the loop's body, or in a function its

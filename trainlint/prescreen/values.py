@@ -532,6 +532,14 @@ class ModuleValues:
                 found.extend(value for value, _ in self.passed(key))
         return found
 
+    def defaults(self, key: _Key) -> List[ast.AST]:
+        """A parameter's default values: what ``Names.argument_for`` gives it where a call leaves it out."""
+        return [value for value, _ in self._defaults.get(key, ())]
+
+    def context_managers(self, name: str) -> List[ast.AST]:
+        """What ``with manager as name`` binds to ``name``, in any scope: the managers."""
+        return [manager for (_, bound), managers in self._contexts.items() if bound == name for manager, _ in managers]
+
     def returns_of(self, name: str) -> List[ast.AST]:
         """What the functions called ``name`` return or yield."""
         return [value for function, values in self._returns.items() if self._function_names[function] == name for value in values]
@@ -781,7 +789,12 @@ class ModuleValues:
                 func = node.func  # type: ignore[attr-defined]
                 reads.add((FUNCTION, last_name(func)))
                 stack.append(func)
-                if isinstance(func, ast.Attribute) and func.attr != "to" and root_name(func) not in self._imported and func.attr not in self._variables:
+                # a method's arguments are not followed, but for `.to(...)`, a function of an import, a callable held by
+                # an attribute, and a class of this module (`self.Windows(rows)` on a class nested in the class)
+                if (
+                    isinstance(func, ast.Attribute) and func.attr != "to" and root_name(func) not in self._imported
+                    and func.attr not in self._variables and func.attr not in self._classes
+                ):
                     continue
                 stack.extend(node.args)  # type: ignore[attr-defined]
                 stack.extend(keyword.value for keyword in node.keywords)  # type: ignore[attr-defined]

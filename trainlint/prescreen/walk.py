@@ -146,6 +146,7 @@ class TreeFacts:
         self._holds_tests = collected_as_tests(path)
         self._tree = tree
         self._walk(tree)
+        self._follow_import_aliases()
         self._resolve_calls_through_bindings()
         self.values.record_grad_free_spans(self._surely_grad_free_spans())
 
@@ -371,6 +372,7 @@ class TreeFacts:
             elif kind.__name__ in ("MatchAs", "MatchStar", "MatchMapping"):
                 capture = getattr(node, "name", None) or getattr(node, "rest", None)
                 if capture:
+                    self._bind(capture)
                     self.values.record_opaque(capture, _scope(functions))
             elif kind is ast.ClassDef:
                 self._classes.append(node)  # type: ignore[arg-type]
@@ -383,6 +385,8 @@ class TreeFacts:
                 for statement in own:
                     if isinstance(statement, ast.Assign) or (isinstance(statement, ast.AnnAssign) and statement.value):
                         targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+                        # `self.x` reads a class attribute too (`Names.attribute_bindings`): a stored attribute
+                        self._stored_attributes.update(name for target in targets for name in target_names(target))
                         self.values.record_class_attribute(targets, statement.value, _scope(functions))  # type: ignore[arg-type]
                 self._method_class.update((id(n), node) for n in own if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))  # type: ignore[misc]
                 self._class_bases.setdefault(node.name, set()).update(map(last_name, node.bases))  # type: ignore[attr-defined]
@@ -549,6 +553,30 @@ class TreeFacts:
             self.creates_float = True
         if isinstance(call.func, (ast.Name, ast.Attribute)) and (call.args or call.keywords):
             self._calls.append((_dotted(call.func), call, here.functions))
+        self._index_call(call, name)
+        for keyword in call.keywords:
+            if keyword.arg == "dtype" and _FLOAT_WORD.search(ast.dump(keyword.value)):
+                self.creates_float = True
+            elif keyword.arg in _INDEX_KEYS:
+                self.takes_indices = True
+                self._index_values.append(keyword.value)
+
+    def _follow_import_aliases(self) -> None:
+        """Mirror the analyses' qualified names where the walk read last names: a float maker or dtype, or an index
+        function or module, imported under another name (``from torch import float32 as f32``, ``embedding as
+        lookup``, ``Embedding as E``). The walk meets a module's imports last, so their aliases are read once it is
+        done: any alias of a float maker or dtype makes floats (wider), and the calls of an alias of an index function
+        or module are read as the original's."""
+        originals = set(self._aliases.values())
+        if originals & (_FLOAT_CASTS | _FLOAT_MAKERS | _SHAPED_MAKERS) or any(map(_FLOAT_WORD.search, originals)):
+            self.creates_float = True
+        for _, call, _ in self._calls:
+            original = self._aliases.get(call.func.id) if isinstance(call.func, ast.Name) else None
+            if original in _INDEX_SINKS:
+                self._index_call(call, original)
+
+    def _index_call(self, call: ast.Call, name: str) -> None:
+        """A call of ``name`` that takes indices: an embedding or an index loss (TL302's sinks)."""
         if name in _INDEX_SINKS:
             self.takes_indices = True
         if name in _INDEX_FUNCTIONS:  # a module class's arguments are its sizes and weights; its calls take the indices
@@ -557,12 +585,6 @@ class TreeFacts:
             self._functional_index_values.extend((call.func, k.value) for k in call.keywords if k.arg == keyword)
             starred = any(isinstance(a, ast.Starred) for a in call.args)  # the rule counts positions without them
             self._functional_index_values.extend((call.func, a) for a in (call.args if starred else call.args[argument : argument + 1]))
-        for keyword in call.keywords:
-            if keyword.arg == "dtype" and _FLOAT_WORD.search(ast.dump(keyword.value)):
-                self.creates_float = True
-            elif keyword.arg in _INDEX_KEYS:
-                self.takes_indices = True
-                self._index_values.append(keyword.value)
 
     def _accumulated(self, here: "_Place", value: ast.AST, storage: Optional[ast.AST]) -> None:
         """A sum, store or append of ``value`` into ``storage`` (the target, or the list appended to)."""

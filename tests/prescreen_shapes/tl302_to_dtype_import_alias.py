@@ -1,0 +1,9 @@
+# TL302 edge of TreeFacts.creates_float (_float_or_index_call): `.to(f32)` with `from torch import float32 as f32`, no float word in the call
+import torch
+from torch import float32 as f32
+
+emb = torch.nn.Embedding(10, 4)
+pad = torch.zeros(3, dtype=torch.long)
+ids = torch.tensor([1, 2, 3]).to(f32)
+out = emb(ids)
+print(out.shape, pad)
