@@ -14,7 +14,8 @@ body, lambda or comprehension binds too; `torch.round(x)` appended), 24 of which
 that stop; a fifth pass over the conditions it had not narrowed added 21 more, all older (a nested data set class
 built through `self`; a `with` target iterated as a held-out loader; class-body attributes read as `self.x`; a match
 capture; float makers, dtypes and index functions imported under another name; a float maker called through a
-binding; a parameter's float default). `tests/prescreen_edges/` holds findings at the edge of a narrowed condition (stop 32's
+binding; a parameter's float default); a sixth pass added 6 (a pin switch bound by an unpacking; an imported name
+rebound to the read that is moved). `tests/prescreen_edges/` holds findings at the edge of a narrowed condition (stop 32's
 narrowings and the red-team passes over them), each written to sit just inside what the rule reports, its first line
 naming the condition it tests.
 """

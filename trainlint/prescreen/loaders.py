@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 import functools
-from typing import Dict, FrozenSet, Set
+from typing import Dict, FrozenSet, List, Set
 
 from trainlint.prescreen.nodes import _dotted, _split_names
 from trainlint.prescreen.values import FUNCTION, last_name, root_name
@@ -47,7 +47,9 @@ class LoaderQuestions(TreeFacts):
         if not self.reads_whole_file:
             return set()
         moves = [(c, scope) for c, scope in self._whole_calls if self._names_cuda_tensor_type or self._moves(c)]
-        return {id(m) for m, s in moves if self.values.may_hold(self._moved_value(m), s, self._reads_a_file, attributes=False)}
+        return {
+            id(m) for m, s in moves if any(self.values.may_hold(v, s, self._reads_a_file, attributes=False) for v in self._moved_values(m))
+        }
 
     @functools.cached_property
     def batches_a_moved_read(self) -> bool:
@@ -63,14 +65,17 @@ class LoaderQuestions(TreeFacts):
             cut.update(found for call in self.values.calls_named(name) for found in _split_names(call))
         return any(_chain_through(value, self._moved_reads) for name in cut for value in self.values.bound_anywhere(name))
 
-    def _moved_value(self, call: ast.Call) -> ast.AST:
+    def _moved_values(self, call: ast.Call) -> List[ast.AST]:
         """Mirror TL103's ``_moved_value``: what a move moves, the only value the rule follows back to a read: the
         receiver of a method of a value (``x.to(device)``, ``x.cuda()``: a callee that no import names), else the
-        first argument (``torch.tensor(data, device=device)``, not its ``dtype=t.dtype``), else the call itself."""
+        first argument (``torch.tensor(data, device=device)``, not its ``dtype=t.dtype``), else the call itself. A
+        root some import binds may be rebound where the call is (``features = torch.from_numpy(...)`` in a function
+        of a module that imports ``features``), where the rule's qualified name is None: both are followed then."""
         func = call.func
-        if isinstance(func, ast.Attribute) and not self.values.is_imported(_dotted(func).split(".")[0]):
-            return func.value
-        return call.args[0] if call.args else call
+        first = call.args[0] if call.args else call
+        if isinstance(func, ast.Attribute):
+            return [func.value] if not self.values.is_imported(_dotted(func).split(".")[0]) else [func.value, first]
+        return [first]
 
     @functools.cached_property
     def builds_tf_pipeline(self) -> bool:

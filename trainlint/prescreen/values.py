@@ -81,6 +81,24 @@ def _stored_attributes(target: ast.AST) -> Iterator[ast.Attribute]:
         yield from _stored_attributes(target.value)
 
 
+def _display_elements(value: ast.AST) -> List[ast.AST]:
+    """The elements of a tuple or list display, at any depth, through starred ones (none for any other value)."""
+    if isinstance(value, ast.Starred):
+        return [value.value, *_display_elements(value.value)]
+    if isinstance(value, (ast.Tuple, ast.List)):
+        return [found for element in value.elts for found in (element, *_display_elements(element))]
+    return []
+
+
+def _unpacked_leaves(target: ast.AST) -> List[ast.AST]:
+    """The names and attributes an unpacking target binds: ``a, (self.b, *c)``."""
+    if isinstance(target, ast.Starred):
+        return _unpacked_leaves(target.value)
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [leaf for element in target.elts for leaf in _unpacked_leaves(element)]
+    return [target] if isinstance(target, (ast.Name, ast.Attribute)) else []
+
+
 def last_name(node: ast.AST) -> str:
     if isinstance(node, ast.Name):
         return node.id
@@ -253,6 +271,10 @@ class ModuleValues:
                 self._attribute_values.setdefault(name, []).append(value)
                 if isinstance(value, ast.Call) and last_name(value.func).endswith("Loss"):
                     self._criteria.add(name)
+            if isinstance(target, (ast.Tuple, ast.List)):  # `pin, workers = True, 4`: `Names.bound_value` pairs them
+                elements = [value, *_display_elements(value)]  # wider: every element, at any depth, for every name
+                for name in {last_name(leaf) for leaf in _unpacked_leaves(target)}:
+                    self._attribute_values.setdefault(name, []).extend(elements)
 
     def assigned_in(self, scope: int, name: str) -> List[ast.AST]:
         """What ``name = v`` (also augmented, walrus) assigns directly in ``scope``."""
