@@ -15,7 +15,8 @@ A rule without a condition runs whenever its trigger matches.
 
 The package, by question: ``walk`` gathers the facts in one walk of the tree (``TreeFacts``); ``step_memory``,
 ``evaluation``, ``devices``, ``loaders`` and ``batches`` hold the questions each family of rules asks of them;
-``values`` follows what a name may hold; ``nodes`` holds the shapes of single nodes that several of them read.
+``values`` follows what a name may hold; ``nodes`` holds the shapes of single nodes that several of them read, and
+``traversal`` the walks they share.
 """
 
 from __future__ import annotations

@@ -180,8 +180,7 @@ class BatchQuestions(TreeFacts):
             if self._names[scope] in ("__init__", "__call__"):  # a class's: it may run under any name
                 return None
             if self._names[scope] in self._called:  # what the calls pass, and the default where one leaves it out
-                passed = [value for value, _ in self.values.passed((scope, name.id), unpacked=False)]
-                values = values + passed + self.values.defaults((scope, name.id))
+                values = values + [value for value, _ in self.values.given((scope, name.id), unpacked=False)]
         self._following.add(following)
         try:
             return any(map(self._may_be_float, values)) or any(map(self._iteration_may_be_float, iterables))
@@ -318,10 +317,7 @@ class BatchQuestions(TreeFacts):
                 1
                 for key, function in self.values.parameters_named(name)
                 if function not in ("__init__", "__call__")
-                and (
-                    function not in self._called
-                    or not any(map(self._may_be_float, [*(v for v, _ in self.values.passed(key, unpacked=False)), *self.values.defaults(key)]))
-                )
+                and (function not in self._called or not any(self._may_be_float(v) for v, _ in self.values.given(key, unpacked=False)))
             )
         finally:
             self._following.discard(following)

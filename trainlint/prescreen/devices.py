@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import ast
 import functools
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from trainlint.amp_entry_points import AMP_APIS, COMPAT_ERRORS
-from trainlint.prescreen.nodes import _dotted, _is_false, _keyword_value
+from trainlint.prescreen.nodes import _dotted, _is_false, _keyword_value, _string
 from trainlint.prescreen.traversal import _children, _nodes_of
 from trainlint.prescreen.values import last_name
 from trainlint.prescreen.walk import _AMP_APIS, TreeFacts
@@ -34,8 +34,6 @@ _OTHER_ACCELERATORS = ("xpu", "npu", "hpu", "xla", "mlu", "musa")
 # Calls whose keywords TL104 reads as a loader's: `partial(DataLoader, ...)`, and a `**` dict's content
 # (placement's `_keyword_dict`: `dict(pin_memory=True)`, `kwargs.update(pin_memory=True)`).
 _KEYWORD_DICTS = frozenset({"partial", "dict", "update"})
-# Mirror trainlint.analysis.devices' CUDA_CHECK_CALLS, after `torch.`.
-_CUDA_CHECKS = frozenset({"cuda.is_available", "cuda.device_count", "cuda.is_bf16_supported"})
 _UNSURE = "unsure"  # an arm of a device switch whose pick the screen cannot tell (`torch.device(...)`, an f-string)
 _CONDITIONAL_CODE = (ast.If, ast.IfExp, ast.Try, ast.BoolOp, ast.Match, *([ast.TryStar] if hasattr(ast, "TryStar") else []))
 
@@ -60,17 +58,14 @@ class DeviceQuestions(TreeFacts):
         """Mirror TL104's ``_cuda_certain``, narrower: ``x.pin_memory()`` in the body of an ``if`` (or the chosen arm of
         a conditional expression) whose test surely holds only on CUDA (``CudaOnlyRegions.runs_only_on_cuda``), or
         of an ``if args.flag:`` in its own function whose every option is off unless given (``_under_opt_in_flag``)."""
-        child: ast.AST = call
-        ancestor = self._parents.get(id(call))
         own_function = True
-        while ancestor is not None:
+        for child, ancestor in self._ancestry(call):
             if isinstance(ancestor, ast.If) and any(statement is child for statement in ancestor.body):
                 if self._surely_on_cuda(ancestor.test) or (own_function and self._surely_opt_in_flag(ancestor.test)):
                     return True
             elif isinstance(ancestor, ast.IfExp) and child is ancestor.body and self._surely_on_cuda(ancestor.test):
                 return True
             own_function = own_function and not isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef))
-            child, ancestor = ancestor, self._parents.get(id(ancestor))
         return False
 
     def _surely_on_cuda(self, test: ast.AST) -> bool:
@@ -82,14 +77,14 @@ class DeviceQuestions(TreeFacts):
             sides = [self._surely_on_cuda(value) for value in test.values]
             return any(sides) if isinstance(test.op, ast.And) else all(sides)
         if isinstance(test, ast.Call):
-            if self._under_torch(test.func) in _CUDA_CHECKS:
+            if self._calls_a_cuda_check(test):
                 return True
             method = test.func.attr if isinstance(test.func, ast.Attribute) else None
             return method == "startswith" and bool(test.args) and _is_cuda_literal(test.args[0])
         if isinstance(test, ast.Compare) and len(test.ops) == 1:
             left, operator, right = test.left, test.ops[0], test.comparators[0]
             if isinstance(operator, ast.Eq):  # the rule reads the literal on the right, swapping a literal on the left
-                return _is_cuda_literal(left if _is_string(left) else right)
+                return _is_cuda_literal(left if _string(left) is not None else right)
             return isinstance(operator, ast.In) and _is_cuda_literal(left)
         if isinstance(test, ast.Attribute) and test.attr == "is_cuda":
             return True
@@ -117,7 +112,7 @@ class DeviceQuestions(TreeFacts):
         """The conditional expressions testing a name or attribute, by its spelling: walked again on demand, for a
         module that pins a tensor."""
         found: Dict[str, List[ast.IfExp]] = {}
-        for node in ast.walk(self._tree):
+        for node in self._all_nodes:
             if isinstance(node, ast.IfExp) and _dotted(node.test):
                 found.setdefault(_dotted(node.test), []).append(node)
         return found
@@ -222,12 +217,7 @@ class DeviceQuestions(TreeFacts):
 
     def _under_a_condition(self, node: ast.AST) -> bool:
         """Mirror the device analysis' ``_CONDITIONAL_CODE``: some ancestor may not run it."""
-        ancestor = self._parents.get(id(node))
-        while ancestor is not None:
-            if isinstance(ancestor, _CONDITIONAL_CODE):
-                return True
-            ancestor = self._parents.get(id(ancestor))
-        return False
+        return any(isinstance(ancestor, _CONDITIONAL_CODE) for _, ancestor in self._ancestry(node))
 
     @functools.cached_property
     def _device_words(self) -> Tuple[Set[str], List[str]]:
@@ -288,16 +278,12 @@ class DeviceQuestions(TreeFacts):
         ``_deliberately_cuda`` asks it of every call it would report), narrower: the call is in the body of a
         ``def`` or ``class`` (or of one inside it) whose decorator ``_skips_off_cuda`` surely: ``@RunIf(min_cuda_gpus=1)``,
         ``@require_torch_gpu``, ``@pytest.mark.skipif(not torch.cuda.is_available(), ...)``."""
-        child: ast.AST = call
-        ancestor = self._parents.get(id(call))
-        while ancestor is not None:
-            if isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and any(
-                child is statement for statement in ancestor.body
-            ):
-                if any(map(self._surely_skips_off_cuda, ancestor.decorator_list)):
-                    return True
-            child, ancestor = ancestor, self._parents.get(id(ancestor))
-        return False
+        return any(
+            isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and any(child is statement for statement in ancestor.body)
+            and any(map(self._surely_skips_off_cuda, ancestor.decorator_list))
+            for child, ancestor in self._ancestry(call)
+        )
 
     def _surely_skips_off_cuda(self, decorator: ast.expr) -> bool:
         """Mirror ``CudaOnlyRegions._skips_off_cuda``: a decorator named like a CUDA or GPU requirement, or one
@@ -317,10 +303,12 @@ class DeviceQuestions(TreeFacts):
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             inner = self._surely_cuda_condition(test.operand)
             return None if inner is None else not inner
-        if isinstance(test, ast.Call):
-            rest = self._under_torch(test.func)
-            return True if rest is not None and f"torch.{rest}" in CUDA_CHECK_CALLS else None
-        return None
+        return True if isinstance(test, ast.Call) and self._calls_a_cuda_check(test) else None
+
+    def _calls_a_cuda_check(self, call: ast.Call) -> bool:
+        """``torch.cuda.is_available()`` or another of ``CUDA_CHECK_CALLS``, spelled from ``import torch``."""
+        rest = self._under_torch(call.func)
+        return rest is not None and f"torch.{rest}" in CUDA_CHECK_CALLS
 
     def _surely_a_compat_fallback(self, call: ast.Call) -> bool:
         """Mirror TL201's ``_is_compat_fallback``, narrower: a call of one AMP API (``torch.cuda.amp.GradScaler()``)
@@ -331,9 +319,7 @@ class DeviceQuestions(TreeFacts):
         cuda_only = self._surely_amp_api(call.func)
         if cuda_only is None:
             return False
-        child: ast.AST = call
-        ancestor = self._parents.get(id(call))
-        while ancestor is not None:
+        for child, ancestor in self._ancestry(call):
             if isinstance(ancestor, (ast.If, ast.IfExp)):
                 body, orelse = ancestor.body, ancestor.orelse
                 in_body = child is body or (isinstance(body, list) and child in body)
@@ -343,7 +329,6 @@ class DeviceQuestions(TreeFacts):
                     return True
             elif isinstance(ancestor, ast.Try) and _catches_compat_errors(ancestor) and self._calls_amp(ancestor, not cuda_only):
                 return True
-            child, ancestor = ancestor, self._parents.get(id(ancestor))
         return False
 
     def _calls_amp(self, code: "ast.AST | List[ast.stmt]", cuda_only: bool) -> bool:
@@ -359,8 +344,15 @@ class DeviceQuestions(TreeFacts):
 
     @functools.cached_property
     def _parents(self) -> Dict[int, ast.AST]:
-        """Each node's parent, by id: built only for a module whose AMP calls the rule may report."""
+        """Each node's parent, by id: built only for a module whose AMP calls or pinned tensors a rule may report."""
         return {id(child): node for node in self._all_nodes for child in _children(node)}
+
+    def _ancestry(self, node: ast.AST) -> Iterator[Tuple[ast.AST, ast.AST]]:
+        """Each ancestor of ``node``, innermost first, with its child that ``node`` lies in (``node`` itself first)."""
+        child, ancestor = node, self._parents.get(id(node))
+        while ancestor is not None:
+            yield child, ancestor
+            child, ancestor = ancestor, self._parents.get(id(ancestor))
 
     def _amp_calls(self, api: str) -> List[ast.Call]:
         """Calls of ``autocast``/``GradScaler`` by that name or an import alias, whose arguments the rules bind."""
@@ -370,33 +362,31 @@ class DeviceQuestions(TreeFacts):
     def _may_sniff_device_type(self) -> bool:
         """Mirror TL202: a sniff (``"cuda" if c else "cpu"``, or ``if`` branches binding those types), or a CPU
         autocast in the other branch of one; and an autocast given a device type, which a sniff must feed."""
-        given = {
-            id(call): device
+        given = [
+            (call, device)
             for call in self._amp_calls("autocast")
             for device in [call.args[0] if call.args else _keyword_value(call, "device_type")]
             if device is not None
-        }
+        ]
         if not given:
             return False
+        autocasts = {id(call) for call, _ in given}
         return self._sniff_shaped or any(
-            isinstance(device, ast.Constant) and device.value == "cpu" and self._may_face_an_autocast(call_id, given)
-            for call_id, device in given.items()
+            _string(device) == "cpu" and self._may_face_an_autocast(call, autocasts) for call, device in given
         )
 
-    def _may_face_an_autocast(self, call_id: int, autocasts: Dict[int, ast.AST]) -> bool:
+    def _may_face_an_autocast(self, call: ast.Call, autocasts: Set[int]) -> bool:
         """Mirror TL202's ``visit_If`` for a CPU autocast, wider: the autocast is in one branch of an ``if`` with
         an ``else`` (``_arms``: both branches), and the other branch calls an autocast given a device type
         (``_autocast_types(on_cuda) == {"cuda"}`` needs one there). An autocast outside such an ``if``
         (``with torch.autocast("cpu"):`` in a test) sniffs nothing."""
-        child_id, ancestor = call_id, self._parents.get(call_id)
-        while ancestor is not None:
+        for child, ancestor in self._ancestry(call):
             if isinstance(ancestor, ast.If) and ancestor.orelse:
-                in_body = any(child_id == id(statement) for statement in ancestor.body)
-                in_orelse = any(child_id == id(statement) for statement in ancestor.orelse)
+                in_body = any(child is statement for statement in ancestor.body)
+                in_orelse = any(child is statement for statement in ancestor.orelse)
                 other = ancestor.orelse if in_body else ancestor.body if in_orelse else []
                 if any(id(node) in autocasts for statement in other for node in _nodes_of(statement)):
                     return True
-            child_id, ancestor = id(ancestor), self._parents.get(id(ancestor))
         return False
 
     def _may_name_cuda_amp(self, func: ast.AST) -> bool:
@@ -454,15 +444,13 @@ def _catches_compat_errors(statement: ast.Try) -> bool:
 
 def _names_a_device_option(argument: ast.AST) -> bool:
     """Mirror ``_is_device_option``, wider: any string of an ``add_argument`` call naming a device option."""
-    return isinstance(argument, ast.Constant) and isinstance(argument.value, str) and DEVICE_OPTION.search(argument.value) is not None
-
-
-def _is_string(node: ast.AST) -> bool:
-    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+    text = _string(argument)
+    return text is not None and DEVICE_OPTION.search(text) is not None
 
 
 def _is_cuda_literal(node: ast.AST) -> bool:
-    return _is_string(node) and CUDA_DEVICE.match(node.value) is not None  # type: ignore[attr-defined]
+    text = _string(node)
+    return text is not None and CUDA_DEVICE.match(text) is not None
 
 
 def _picks_cuda(arm: ast.AST) -> "Optional[bool] | str":
@@ -470,11 +458,12 @@ def _picks_cuda(arm: ast.AST) -> "Optional[bool] | str":
     device (``None``, a name); :data:`_UNSURE` for a call or an f-string, which the rule may read as either."""
     if isinstance(arm, (ast.Call, ast.JoinedStr)):
         return _UNSURE
-    if not _is_string(arm):
+    text = _string(arm)
+    if text is None:
         return None
-    if CUDA_DEVICE.match(arm.value):  # type: ignore[attr-defined]
+    if CUDA_DEVICE.match(text):
         return True
-    return False if NON_CUDA_DEVICE.match(arm.value) else None  # type: ignore[attr-defined]
+    return False if NON_CUDA_DEVICE.match(text) else None
 
 
 def _option_destination(call: ast.Call) -> Optional[str]:
@@ -482,8 +471,8 @@ def _option_destination(call: ast.Call) -> Optional[str]:
     else the first name."""
     for keyword in call.keywords:
         if keyword.arg == "dest":
-            return keyword.value.value if _is_string(keyword.value) else None  # type: ignore[attr-defined]
-    names = [a.value for a in call.args if _is_string(a)]  # type: ignore[attr-defined]
+            return _string(keyword.value)
+    names = [text for text in map(_string, call.args) if text is not None]
     long = [name for name in names if name.startswith("--")]
     chosen = long[0] if long else names[0] if names else None
     return chosen.lstrip("-").replace("-", "_") if chosen else None
@@ -495,4 +484,4 @@ def _off_unless_given(option: ast.Call) -> bool:
     default = keywords.get("default")
     off_by_default = default is None or (isinstance(default, ast.Constant) and (default.value is False or default.value is None))
     action = keywords.get("action")
-    return action is not None and _is_string(action) and action.value == "store_true" and off_by_default  # type: ignore[attr-defined]
+    return action is not None and _string(action) == "store_true" and off_by_default

@@ -66,10 +66,6 @@ def _string(node: ast.AST) -> Optional[str]:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
-
-
-
-
 def _optimizer_receiver(receiver: ast.AST) -> "Optional[re.Match[str]]":
     """Mirror ``trainlint.analysis.calls``: a receiver whose last name reads as an optimizer or a scaler, or an item of
     a container named like them (``opts["g"]``)."""

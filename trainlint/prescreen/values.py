@@ -520,10 +520,8 @@ class ModuleValues:
     def _passed_values_carry(self, key: _Key) -> bool:
         """Mirror ``_parameter_kind``: what the module's calls of the function pass for the parameter, wider; and its
         default, which ``Names.argument_for`` gives where a call leaves the argument out."""
-        passed = self._passed_to_receiver(key) if key in self._receivers else self.passed(key)
-        if passed is None or any(self._carries(v, scope) for v, scope in passed):
-            return True
-        return any(self._carries(v, scope) for v, scope in self._defaults.get(key, ()))
+        passed = self._passed_to_receiver(key) if key in self._receivers else self.given(key)
+        return passed is None or any(self._carries(v, scope) for v, scope in passed)
 
     def _passed_to_receiver(self, key: _Key) -> Optional[List[_Valued]]:
         """Mirror ``Names.argument_for`` for a method's first parameter, wider: a call by the method's name passes it
@@ -547,16 +545,14 @@ class ModuleValues:
     def parameter_sources(self, name: str) -> List[ast.AST]:
         """What the parameters called ``name`` may be given: their defaults, and what the module's calls of their
         functions pass for them (:meth:`passed`)."""
-        found: List[ast.AST] = []
-        for key in self._parameters_by_name.get(name, ()):
-            found.extend(value for value, _ in self._defaults.get(key, ()))
-            if key in self._parameters:
-                found.extend(value for value, _ in self.passed(key))
-        return found
+        return [value for key in self._parameters_by_name.get(name, ()) for value, _ in self.given(key)]
 
-    def defaults(self, key: _Key) -> List[ast.AST]:
-        """A parameter's default values: what ``Names.argument_for`` gives it where a call leaves it out."""
-        return [value for value, _ in self._defaults.get(key, ())]
+    def given(self, key: _Key, unpacked: bool = True) -> Iterator[_Valued]:
+        """What a parameter may be given, as ``Names.argument_for`` finds it: what the module's calls of its function
+        pass for it (:meth:`passed`), and its defaults, where a call leaves it out."""
+        if key in self._parameters:
+            yield from self.passed(key, unpacked)
+        yield from self._defaults.get(key, ())
 
     def context_managers(self, name: str) -> List[ast.AST]:
         """What ``with manager as name`` binds to ``name``, in any scope: the managers."""
