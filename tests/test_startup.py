@@ -33,13 +33,15 @@ NEVER_ON_A_CHECK = (
 )
 
 
-def imported_by_check(path: Path, *options: str) -> FrozenSet[str]:
-    """The modules loaded by the time ``trainlint check PATH`` exits, in a fresh interpreter."""
+def imported_by_check(path: Path, *options: str, cached: bool = False) -> FrozenSet[str]:
+    """The modules loaded by the time ``trainlint check PATH`` exits, in a fresh interpreter; ``cached``: with the
+    result cache, as a pre-commit hook runs it, else with ``--no-cache``."""
+    cache = [] if cached else ["--no-cache"]
     program = (
         "import atexit, sys\n"
         "atexit.register(lambda: sys.stderr.write('\\nMODULES ' + ' '.join(sorted(sys.modules)) + '\\n'))\n"
         "from trainlint.cli import main\n"
-        f"main(['check', '--no-cache', *{list(options)!r}, {str(path)!r}])\n"
+        f"main(['check', *{cache!r}, *{list(options)!r}, {str(path)!r}])\n"
     )
     process = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, cwd=path.parent, timeout=120)
     assert process.returncode in (0, 1), process.stderr
@@ -64,6 +66,27 @@ def test_checking_a_training_script_imports_only_what_a_check_needs(options) -> 
     assert sorted(set(NEVER_ON_A_CHECK) & modules) == []
     # Only the rules whose triggers occur are imported (TL101/TL102 need a DataLoader's pin_memory/num_workers).
     assert "trainlint.rules.loaders.tl101_pin_memory_device_tensors" not in modules
+
+
+def test_a_cached_check_loads_neither_openssl_nor_tempfile(tmp_path: Path) -> None:
+    """A pre-commit hook's check digests the file and writes the cache table: ``hashlib`` would load OpenSSL and
+    ``tempfile`` ``shutil`` and ``random``, ~11 ms together, for a hash and a file name."""
+    script = tmp_path / "train.py"
+    script.write_text(TRAINING_SCRIPT.read_text(encoding="utf-8"), encoding="utf-8")
+    modules = imported_by_check(script, cached=True)
+    assert list((tmp_path / ".trainlint_cache").rglob("*.json")), "the check wrote its cache table"
+    assert sorted({"hashlib", "_hashlib", "tempfile"} & modules) == []
+    assert not [p.name for p in (tmp_path / ".trainlint_cache").rglob(".tmp-*")], "no temporary file is left"
+
+
+def test_the_cache_digest_is_hashlibs_blake2b() -> None:
+    """The digest of ``_blake2`` is ``hashlib.blake2b``'s: a cache written by either is read by the other."""
+    import hashlib
+
+    from trainlint.cache import digest
+
+    assert digest(b"for x in loader: ...") == hashlib.blake2b(b"for x in loader: ...", digest_size=16).hexdigest()
+    assert digest(b"", size=8) == hashlib.blake2b(b"", digest_size=8).hexdigest()
 
 
 def test_the_library_does_not_import_click() -> None:

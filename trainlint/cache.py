@@ -27,11 +27,20 @@ _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache dire
 
 
 def digest(data: bytes, size: int = 16) -> str:
-    """A short hash of ``data``. ``hashlib`` is imported here, not on every run's start-up path: loading OpenSSL
-    costs ~6 ms, which a run with ``--no-cache`` (a pre-commit hook's cold check) never needs."""
-    import hashlib
+    """A short hash of ``data``: BLAKE2b, the same function and digests as ``hashlib.blake2b``."""
+    return _blake2b()(data, digest_size=size).hexdigest()
 
-    return hashlib.blake2b(data, digest_size=size).hexdigest()
+
+@functools.lru_cache(maxsize=None)
+def _blake2b():
+    """``blake2b`` from CPython's own ``_blake2`` module, which ``hashlib`` re-exports: ``import hashlib`` also loads
+    OpenSSL for its other algorithms, ~5 ms of every cached run's start (a pre-commit hook's), for a hash it does not
+    use. ``hashlib``'s where an interpreter lacks the module."""
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover - every CPython 3.6+ build has it
+        from hashlib import blake2b
+    return blake2b
 
 
 def settings_key(settings: RuleSettings) -> str:
@@ -45,12 +54,12 @@ def code_fingerprint() -> str:
     import trainlint
     import trainlint.rules
 
-    roots = {Path(trainlint.__file__).parent, Path(trainlint.rules.__file__).parent}
-    files = sorted({path for root in roots for path in root.rglob("*.py")})
+    roots = {os.path.dirname(trainlint.__file__), os.path.dirname(trainlint.rules.__file__)}
+    files = sorted({os.path.join(folder, name) for root in roots for folder, _, names in os.walk(root) for name in names if name.endswith(".py")})
     state = []
     for path in files:
         try:
-            info = path.stat()
+            info = os.stat(path)
         except OSError:
             continue
         state.append(f"{path}:{info.st_size}:{info.st_mtime_ns}")
@@ -133,13 +142,14 @@ class ResultCache:
     def save(self) -> None:
         if not self._dirty:
             return
-        import tempfile  # only a run that learned something new writes
-
         try:
             self._prepare_directory()
             for key in self._dirty:
                 target = self._file(key)
-                fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
+                # a name of this process's own (not `tempfile`'s, whose import costs a cached run ~6 ms): concurrent
+                # runs never share it, and one left by a dead process of the same id is overwritten
+                temp = target.with_name(f".tmp-{os.getpid()}-{target.name}")
+                fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
                 try:
                     with os.fdopen(fd, "w", encoding="utf-8") as handle:
                         json.dump({"code": code_fingerprint(), "files": self._tables[key]}, handle, separators=(",", ":"))
