@@ -59,6 +59,18 @@ def g():
     x += 1; y: int
     with (open(p) as f, open(q) as g):
         pass
+    for q in r:
+        break
+    else:
+        s = x[::2], x[1, 2], "a" "b", ..., (), {1}, -x, ~y, a < b <= c is not d
+    if a:
+        pass
+    elif b:
+        pass
+    else:
+        raise
+    return [i async for i in aiter()]
+from m import *
 '''
 
 

@@ -14,6 +14,7 @@ rule or analysis looks at them (fixes may still create them).
 from __future__ import annotations
 
 import dataclasses
+import typing
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Type
 
 import libcst as cst
@@ -28,11 +29,13 @@ def _source_order(cls: Type[cst.CSTNode]) -> Tuple[str, ...]:
     "value", ...)``), and a code object keeps its constants in order of first use,
     so the order is read off ``co_consts``: no source file needed, and 50 times
     cheaper than parsing the method's source. Fields it does not name follow in
-    dataclass order.
+    dataclass order. Fields whose annotation admits no semantic node (whitespace,
+    brackets, commas, strings: :func:`_may_hold_a_node`) are left out, so that
+    they are never read: about half of the fields a walk would otherwise read.
     """
     order = _FIELD_ORDER.get(cls)
     if order is None:
-        names = [field.name for field in dataclasses.fields(cls)]
+        names = [field.name for field in dataclasses.fields(cls) if _may_hold_a_node(field.type)]
         visited = [
             constant
             for constant in dict.fromkeys(cls._visit_and_replace_children.__code__.co_consts)
@@ -40,6 +43,20 @@ def _source_order(cls: Type[cst.CSTNode]) -> Tuple[str, ...]:
         ]
         order = _FIELD_ORDER[cls] = tuple(visited + [name for name in names if name not in visited])
     return order
+
+
+def _may_hold_a_node(annotation: object) -> bool:
+    """Whether a field so annotated may hold a node that is not trivia: not one that holds only trivia, strings,
+    None or ``MaybeSentinel`` (``Sequence[LeftParen]``, ``Union[Comma, MaybeSentinel]``, ``Literal["", "*"]``); an
+    annotation not understood (a forward reference) may."""
+    if typing.get_origin(annotation) is typing.Literal:
+        return False
+    arguments = typing.get_args(annotation)
+    if arguments:
+        return any(map(_may_hold_a_node, arguments))
+    if isinstance(annotation, type):
+        return not issubclass(annotation, (*TRIVIA, str, type(None), cst.MaybeSentinel))
+    return True
 
 
 # Children lists of the tree being linted. Rules and analyses walk the same
