@@ -182,6 +182,30 @@ def test_every_way_of_clearing_counts(clearing: str) -> None:
     assert findings(_source(body)) == []
 
 
+def test_one_optimizer_spelled_two_ways_is_one_optimizer() -> None:
+    """``optimizers["model"]`` and ``optimizers['model']`` step one optimizer, which the loop clears; another key is
+    another optimizer, which nothing clears."""
+    loop = textwrap.dedent(
+        """
+        import torch
+
+
+        def train(model, loader, optimizers, accumulate):
+            for step, (x, y) in enumerate(loader):
+                loss = torch.nn.functional.mse_loss(model(x), y)
+                loss.backward()
+                if step % accumulate == 0:
+                    optimizers["model"].step()
+                    optimizers["model"].zero_grad()
+                else:
+                    optimizers[{key}].step()
+        """
+    )
+    for screen in (True, False):  # the rule's own answer too: the pre-screen takes the two spellings for one
+        rows = {key: [d.location.row for d in lint_source(loop.format(key=key), "case.py", SETTINGS, screen=screen).diagnostics] for key in ("'model'", "'head'")}
+        assert rows == {"'model'": [], "'head'": [13]}
+
+
 def test_without_an_optimizer_step_there_is_nothing_to_report() -> None:
     body = """
     for x, y in loader:

@@ -100,6 +100,18 @@ def test_tl401_follows_same_module_returns() -> None:
     assert len(findings("TL401", _source(body) + helper.format("loss"))) == 1
 
 
+def test_tl401_a_class_call_is_its_instance_not_what_its_init_returns() -> None:
+    """``Scorer(model, x)`` evaluates to the instance: an ``__init__`` returning the loss (a TypeError once run) puts
+    no graph in the sum, while a function of the same name and body does."""
+    body = "total = 0.0\n" + STEP + "    total += Scorer(model, x)\n"
+    net = "\n\nnet = torch.nn.Linear(4, 1)\n"
+    as_class = net + "\n\nclass Scorer:\n    def __init__(self, model, x):\n        return net(x).sum()\n"
+    as_function = net + "\n\ndef Scorer(model, x):\n    return net(x).sum()\n"
+    settings = RuleSettings(frozenset({"TL401"}))
+    for helper, expected in ((as_class, []), (as_function, ["TL401"])):  # the rule's own answer: the screen bypassed
+        assert [d.code for d in lint_source(_source(body) + helper, "case.py", settings, screen=False).diagnostics] == expected
+
+
 def test_tl401_loop_driven_by_a_same_module_step_function() -> None:
     helper = "\n\ndef train_step(model, x, y, criterion):\n    loss = criterion(model(x), y)\n    loss.backward()\n    return {}\n"
     body = "total = 0.0\nfor x, y in loader:\n    total += train_step(model, x, y, criterion)\n"

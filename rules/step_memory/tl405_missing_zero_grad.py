@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Dict, List, NamedTuple, Optional, Set, Tuple
 
@@ -153,9 +154,21 @@ class MissingZeroGrad(Rule):
             if optimizer is None and _method(call) == "step" and self._built_by_torch_optim(call.func.value):  # type: ignore[attr-defined]
                 optimizer = call.func.value  # type: ignore[attr-defined]
             if optimizer is not None:
-                name = dotted(optimizer) or self.facts.code(optimizer)
-                stepped.setdefault(name, Stepped(call, optimizer, name))
+                stepped.setdefault(self._identity(optimizer), Stepped(call, optimizer, dotted(optimizer) or self.facts.code(optimizer)))
         return stepped
+
+    def _identity(self, optimizer: cst.BaseExpression) -> str:
+        """What tells optimizers apart: the dotted name (``self.opt_g``), else the expression in one spelling
+        (``opts["g"]`` and ``opts['g']``, ``opts[0]`` and ``opts[ 0 ]`` are one optimizer, as the pre-screen's ``_step``
+        takes them)."""
+        name = dotted(optimizer)
+        if name is not None:
+            return name
+        code = self.facts.code(optimizer)
+        try:
+            return ast.dump(ast.parse(code.strip(), mode="eval").body)
+        except SyntaxError:  # pragma: no cover - the code of an expression parses
+            return code
 
     def _is_distributed(self, expression: cst.BaseExpression) -> bool:
         return (self.facts.qualified_name(expression) or "").startswith(DISTRIBUTED_AUTOGRAD)
@@ -187,9 +200,9 @@ class MissingZeroGrad(Rule):
         parameters, does not.
         """
         name = dotted(zeroed) or (self.facts.code(zeroed) if isinstance(zeroed, cst.Subscript) else None)  # ``opts["d"]``
-        if name == stepped.name or len(all_stepped) == 1 or name is None:
+        if name is None or len(all_stepped) == 1 or self._identity(zeroed) == self._identity(stepped.optimizer):
             return True
-        if name in all_stepped:
+        if self._identity(zeroed) in all_stepped:
             return False
         if OPTIMIZER_NAME.search(name.rsplit(".", 1)[-1]):
             return True

@@ -685,10 +685,12 @@ class GraphValues:
         return found
 
     def _returns_of(self, call: cst.Call) -> Optional[List[cst.BaseExpression]]:
+        """What the same-module callees of ``call`` return; not an ``__init__``'s returns (``names.callees`` gives
+        a class's ``__init__`` for ``Class(...)``), since a class call evaluates to the instance."""
         callees = self._callees(call)
         if callees is None:
             return None
-        return [value for f in callees for value in self._names.returns(f)]
+        return [value for f in callees if f.name.value != "__init__" for value in self._names.returns(f)]
 
     def _parameter_kind(self, binding: Binding) -> Kind:
         function, param = binding.statement, binding.node
