@@ -1909,6 +1909,86 @@ CASES: Dict[str, Tuple[str, str, bool]] = {
         """,
         True,
     ),
+    # a timer held in an attribute (`self.time_fn = timestamp`, or a `partial` of another def): `Names.resolve_callable`
+    # follows the stores to the defs, whose returns are numbers; and `benchmark(...)`, whose last name only an attribute
+    # store shares (`torch.backends.cudnn.benchmark`): a plain call resolves through plain names only (timm's
+    # `benchmark.py`)
+    "tl401_sum_of_a_timer_held_in_an_attribute": (
+        "TL401",
+        """
+        import time
+        from functools import partial
+
+        import torch
+
+        torch.backends.cudnn.benchmark = True
+
+
+        def timestamp(sync=False):
+            return time.perf_counter()
+
+
+        def cuda_timestamp(sync=False, device=None):
+            if sync:
+                torch.cuda.synchronize(device=device)
+            return time.perf_counter()
+
+
+        def benchmark(steps):
+            return {"steps": steps}
+
+
+        class Runner:
+            def __init__(self, model, optimizer, device):
+                self.model, self.optimizer = model, optimizer
+                if device == "cuda":
+                    self.time_fn = partial(cuda_timestamp, device=device)
+                else:
+                    self.time_fn = timestamp
+
+            def run(self, loader):
+                total = 0.0
+                results = []
+                for x in loader:
+                    start = self.time_fn()
+                    loss = self.model(x).sum()
+                    loss.backward()
+                    self.optimizer.step()
+                    self.optimizer.zero_grad()
+                    total += self.time_fn(True) - start
+                    results.append(benchmark(1))
+                return total, results
+        """,
+        False,
+    ),
+    # its twin: the attribute holds a def that returns the loss
+    "tl401_sum_of_a_loss_function_held_in_an_attribute": (
+        "TL401",
+        """
+        import torch
+
+
+        def compute_loss(model, x):
+            return model(x).sum()
+
+
+        class Runner:
+            def __init__(self, model, optimizer):
+                self.model, self.optimizer = model, optimizer
+                self.loss_fn = compute_loss
+
+            def run(self, loader):
+                total = 0.0
+                for x in loader:
+                    loss = self.loss_fn(self.model, x)
+                    loss.backward()
+                    self.optimizer.step()
+                    self.optimizer.zero_grad()
+                    total += self.loss_fn(self.model, x)
+                return total
+        """,
+        True,
+    ),
 }
 
 

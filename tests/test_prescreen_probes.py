@@ -15,7 +15,13 @@ that stop; a fifth pass over the conditions it had not narrowed added 21 more, a
 built through `self`; a `with` target iterated as a held-out loader; class-body attributes read as `self.x`; a match
 capture; float makers, dtypes and index functions imported under another name; a float maker called through a
 binding; a parameter's float default); a sixth pass added 6 (a pin switch bound by an unpacking; an imported name
-rebound to the read that is moved). `tests/prescreen_edges/` holds findings at the edge of a narrowed condition (stop 32's
+rebound to the read that is moved); stop 33's 25 passes (over its own narrowing of TL401's calls, then over every
+condition, rule path by rule path) added 120, 108 of them hidden since before that stop (one name imported twice,
+which the walk now reads in source order; callees that are calls; calls through bindings, partials under another
+name and lambda defaults; class bases through bindings; a def's decorators, defaults and annotations, which run in
+the scope around it; class bodies, their walruses and their members' headers; a def or class declared `global` in a
+class; arguments by keyword; float tensor types, string dtypes, `xs[i,]`; identifiers CPython folds by NFKC).
+`tests/prescreen_edges/` holds findings at the edge of a narrowed condition (stop 32's
 narrowings and the red-team passes over them), each written to sit just inside what the rule reports, its first line
 naming the condition it tests.
 """

@@ -141,9 +141,10 @@ def plan_parse(text: str, path: str, codes: FrozenSet[str], *, screen: bool = Tr
         return ParsePlan(None, None, False, ())
     tree, python_error, beyond_limits = python_tree(text, path)
     if tree is not None and triggered and screen:
-        from trainlint.prescreen import screened_codes
+        from trainlint.prescreen import names_as_written, screened_codes
 
-        triggered = screened_codes(tree, triggered, path)
+        if names_as_written(text):
+            triggered = screened_codes(tree, triggered, path)
     return ParsePlan(tree, python_error, beyond_limits, triggered)
 
 

@@ -22,6 +22,7 @@ The package, by question: ``walk`` gathers the facts in one walk of the tree (``
 from __future__ import annotations
 
 import ast
+import re
 from typing import List, Sequence
 
 from trainlint.prescreen.batches import BatchQuestions
@@ -31,13 +32,26 @@ from trainlint.prescreen.loaders import LoaderQuestions
 from trainlint.prescreen.step_memory import StepMemoryQuestions
 from trainlint.registry import ENTRIES_BY_CODE
 
-__all__ = ["Features", "screened_codes"]
+__all__ = ["Features", "names_as_written", "screened_codes"]
+
+_NON_ASCII_WORD = re.compile(r"\w*[^\W\x00-\x7f]\w*")
 
 
 class Features(StepMemoryQuestions, EvaluationQuestions, DeviceQuestions, LoaderQuestions, BatchQuestions):
     """One module's facts (``walk.TreeFacts``, gathered in one walk) and every family's questions of them: what a
     rule's ``structure`` condition in ``rules/__init__.py`` reads. Each question is asked only by the conditions of
     the rules a file's text triggered, and computed on demand."""
+
+
+def names_as_written(text: str) -> bool:
+    """Whether CPython's tree names everything as the text spells it. Its parser folds identifiers by NFKC
+    (``ｋｅｐｔ`` is ``kept``), LibCST does not, so two names a rule tells apart could be one to the screen: a text
+    with a word whose NFKC form differs (in strings and comments too: wider) is not screened."""
+    if text.isascii():
+        return True
+    import unicodedata
+
+    return all(unicodedata.normalize("NFKC", word) == word for word in _NON_ASCII_WORD.findall(text))
 
 
 def screened_codes(tree: ast.AST, codes: Sequence[str], path: str = "") -> List[str]:

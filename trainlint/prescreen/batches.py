@@ -9,7 +9,7 @@ import functools
 import re
 from typing import Dict, List, Optional
 
-from trainlint.prescreen.nodes import _argument_values, _keyword_value
+from trainlint.prescreen.nodes import _argument_values, _callable_names, _header_parts, _keyword_value
 from trainlint.prescreen.traversal import _children
 from trainlint.prescreen.values import MODULE, last_name, root_name
 from trainlint.prescreen.walk import (
@@ -48,14 +48,12 @@ class BatchQuestions(TreeFacts):
         (by its dotted name, in any scope) with a value that may be float; or an embedding called in a ``forward``,
         whose model's callers the screen does not follow (any of them may pass the float tensor)."""
         for name, call, functions in self._calls:
-            argument = self._index_modules.get(name)
-            if argument is None:
-                continue
-            if argument == 0 and any(self._names[f] == "forward" for f in functions) and self._instance_may_get_float():
+            arguments = self._index_modules.get(name, ())
+            if 0 in arguments and any(self._names[f] == "forward" for f in functions) and self._instance_may_get_float():
                 return True
-            if any(isinstance(a, ast.Starred) for a in call.args):
+            if arguments and any(isinstance(a, ast.Starred) for a in call.args):
                 return True
-            values = call.args[argument : argument + 1] + [k.value for k in call.keywords if k.arg in ("input", "target")]
+            values = [*(a for i in arguments for a in call.args[i : i + 1]), *(k.value for k in call.keywords if arguments and k.arg in ("input", "target"))]
             if any(map(self._may_be_float, values)):
                 return True
         return False
@@ -65,7 +63,7 @@ class BatchQuestions(TreeFacts):
         class of the module (``Model(...)``, ``Model(...).to(device)``, also through an alias of the class), and
         some argument that may be a float tensor; the model's ``forward`` embeds what that call passes."""
         for name, call, _ in self._calls:
-            values = self._plain_values.get(name, ()) if "." not in name else ()
+            values = self.values.bound_anywhere(name) if "." not in name else ()  # `model, extra = Model(4)` too
             if any(map(self._instantiates_a_class_here, values)) and any(map(self._may_be_float, _argument_values(call))):
                 return True
         return False
@@ -73,9 +71,11 @@ class BatchQuestions(TreeFacts):
     def _instantiates_a_class_here(self, value: ast.AST) -> bool:
         while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in DTYPE_KEEPING:
             value = value.func.value
-        if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Name):
+        if not isinstance(value, ast.Call):
             return False
-        return value.func.id in self._class_names or value.func.id in self._plain_values
+        # `Model()`, `model_cls()` given `Model`, `pick()()`, `partial(Model, 4)()`, `self.cls()`: what `_class_of_call`'s
+        # `resolve_callable` may follow
+        return any(n in self._class_names or n in self._plain_values for c in _callable_names(value.func) for n in self._runs_of(c))
 
     def _may_be_float(self, value: ast.AST) -> bool:
         """Whether TL302's ``_float_source`` may find a float tensor made for ``value``: it follows names, subscripts,
@@ -108,8 +108,10 @@ class BatchQuestions(TreeFacts):
                 func = value.func
                 name = self._aliases.get(func.id, func.id) if isinstance(func, ast.Name) else last_name(func)
                 # a function of this module by its name or through what the name holds (`make = to_ids`, a `partial`,
-                # an instance's `__call__`, a factory's closure), as `names.callees` resolves it
-                if name in _FLOAT_TENSOR_TYPES or any(n in self._names and self._may_return_float(n) for n in self._runs_of(name)):
+                # an instance's `__call__`, a factory's closure), as `names.callees` resolves it; a callee that is a
+                # call by what it returns (`padder(8)(rows)`: `_resolve_call_result`)
+                callees = _callable_names(func) if isinstance(func, ast.Call) else {last_name(func)}  # `_runs_of` adds an alias's original
+                if name in _FLOAT_TENSOR_TYPES or any(n in self._names and self._may_return_float(n) for c in callees for n in self._runs_of(c)):
                     return True
                 if name in _DATA_FACTORIES:
                     return self._factory_may_make_float(value, name)
@@ -179,6 +181,8 @@ class BatchQuestions(TreeFacts):
         if self.values.is_parameter(scope, name.id):
             if self._names[scope] in ("__init__", "__call__"):  # a class's: it may run under any name
                 return None
+            if self._called_by_another_name(self._names[scope]):
+                return None
             if self._names[scope] in self._called:  # what the calls pass, and the default where one leaves it out
                 values = values + [value for value, _ in self.values.given((scope, name.id), unpacked=False)]
         self._following.add(following)
@@ -235,8 +239,7 @@ class BatchQuestions(TreeFacts):
             while pending:
                 node = pending.pop()
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    pending.extend(node.decorator_list)
-                    pending.extend(d for d in (*node.args.defaults, *node.args.kw_defaults) if d is not None)
+                    pending.extend(_header_parts(node))
                     continue
                 if type(node) is ast.Name:
                     scopes[id(node)] = function
@@ -257,7 +260,8 @@ class BatchQuestions(TreeFacts):
 
     def _given_dtype(self, call: ast.Call) -> Optional[ast.AST]:
         """The dtype ``x.to(...)``/``x.type(...)`` is given: ``dtype=``, or a positional argument naming one."""
-        return _keyword_value(call, "dtype") or next((a for a in call.args if self._dtype_name(a) in FLOAT_DTYPES | INTEGER_DTYPES), None)
+        positional = (a for a in call.args if not isinstance(a, ast.Constant))  # the rule takes no string for a dtype there
+        return _keyword_value(call, "dtype") or next((a for a in positional if self._dtype_name(a) in FLOAT_DTYPES | INTEGER_DTYPES), None)
 
     def _factory_may_make_float(self, call: ast.Call, name: str) -> bool:
         """Mirror TL302's ``_call_source`` on ``torch.tensor``/``as_tensor``/``asarray``/``from_numpy`` and the shaped
@@ -269,7 +273,7 @@ class BatchQuestions(TreeFacts):
         if name in _SHAPED_MAKERS:
             return True
         # the rule's `call.args[0]` is LibCST's first argument: the first positional one, else a keyword (`data=`)
-        return any(self._may_be_numpy_float(a, 0) for a in [*call.args[:1], *(k.value for k in call.keywords)])
+        return any(self._may_be_numpy_float(a, 0) for a in [*_argument_values(call)[:1], *(k.value for k in call.keywords)])
 
     def _may_be_numpy_float(self, data: ast.AST, depth: int) -> bool:
         """Mirror TL302's ``_numpy_float``, wider: a name some binding of which may be one; ``x.astype(d)`` with ``d``
@@ -288,17 +292,25 @@ class BatchQuestions(TreeFacts):
         dtype = _keyword_value(data, "dtype")
         if dtype is not None:
             return self._dtype_name(dtype) not in INTEGER_DTYPES
-        return last_name(data.func) in _NUMPY_FLOAT_DEFAULTS
+        name = last_name(data.func)
+        return self._aliases.get(name, name) in _NUMPY_FLOAT_DEFAULTS if isinstance(data.func, ast.Name) else name in _NUMPY_FLOAT_DEFAULTS
 
     @functools.cached_property
     def _redefines_range_or_enumerate(self) -> bool:
-        """A function of the module named ``range``, ``enumerate`` or ``reversed``: its loop targets are not counters."""
-        return not {"range", "enumerate", "reversed"}.isdisjoint(self._names)
+        """A binding of ``range``, ``enumerate`` or ``reversed`` in the module (a def, ``range = make_range``): its loop
+        targets are not counters."""
+        return not {"range", "enumerate", "reversed"}.isdisjoint(self._bindings)
+
+    def _called_by_another_name(self, function: str) -> bool:
+        """Whether a call by another name may run the function (``make = to_device; make(x)``, a factory's closure):
+        ``argument_for`` reads those calls' arguments, which :meth:`ModuleValues.given` (calls by its name) does not."""
+        return bool(self._callers_by_callee.get(function, set()) - {function})
 
     def _dtype_name(self, node: ast.AST) -> str:
-        """``float16`` for ``torch.float16``, for ``"float16"`` and for a name an import binds to ``float16``."""
+        """``float16`` for ``torch.float16``, for ``"float16"`` and ``"torch.float16"`` (``_dtype_is_float`` reads a
+        string after its last dot) and for a name an import binds to ``float16``."""
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            return node.value
+            return node.value.rsplit(".", 1)[-1]
         name = last_name(node)
         return self._aliases.get(name, name) if isinstance(node, ast.Name) else name
 
@@ -317,6 +329,7 @@ class BatchQuestions(TreeFacts):
                 1
                 for key, function in self.values.parameters_named(name)
                 if function not in ("__init__", "__call__")
+                and not self._called_by_another_name(function)
                 and (function not in self._called or not any(self._may_be_float(v) for v, _ in self.values.given(key, unpacked=False)))
             )
         finally:
@@ -351,7 +364,7 @@ class BatchQuestions(TreeFacts):
 
     @functools.cached_property
     def may_index_with_float(self) -> bool:
-        lists = self.takes_indices and any(n in self._sequence_names and self._may_be_float(i) for n, i in self._list_subscripts)
+        lists = any(n in self._sequence_names and self._may_be_float(i) for n, i in self._list_subscripts)
         functional = [value for func, value in self._functional_index_values if self._may_be_functional(func)]
         return lists or any(map(self._may_be_float, self._index_values + functional)) or self._module_takes_float()
 

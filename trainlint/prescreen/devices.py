@@ -9,7 +9,7 @@ import functools
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from trainlint.amp_entry_points import AMP_APIS, COMPAT_ERRORS
-from trainlint.prescreen.nodes import _dotted, _is_false, _keyword_value, _string
+from trainlint.prescreen.nodes import _callable_names, _dotted, _is_false, _keyword_value, _string
 from trainlint.prescreen.traversal import _children, _nodes_of
 from trainlint.prescreen.values import last_name
 from trainlint.prescreen.walk import _AMP_APIS, TreeFacts
@@ -31,6 +31,8 @@ _LAUNCHERS = frozenset(name.rsplit(".", 1)[-1] for name in LAUNCHER_CLASSES)
 _LAUNCHER_WORDS = _LAUNCHERS | LAUNCHER_NAMES
 _DEVICE_SOURCE_WORDS = ("device", "gpu_type", "accelerator")
 _OTHER_ACCELERATORS = ("xpu", "npu", "hpu", "xla", "mlu", "musa")
+# a module part of a `from` import that names a device, as the rule's qualified names read it (not `lightning.fabric`)
+_ACCELERATOR_MODULES = frozenset({"mps", *_OTHER_ACCELERATORS})
 # Calls whose keywords TL104 reads as a loader's: `partial(DataLoader, ...)`, and a `**` dict's content
 # (placement's `_keyword_dict`: `dict(pin_memory=True)`, `kwargs.update(pin_memory=True)`).
 _KEYWORD_DICTS = frozenset({"partial", "dict", "update"})
@@ -131,7 +133,9 @@ class DeviceQuestions(TreeFacts):
         module that may forward ``**kwargs`` to a DataLoader (``placement.forwarded_loader_arguments``: one with a
         ``**`` parameter, or a class without an ``__init__`` of its own). A method of anything else
         (``wds.WebLoader(..., pin_memory=True)``) pins nothing the rule reads."""
-        names = self._may_call({last_name(func)})  # through an alias or a `partial` too (`make = BatchLoader`)
+        # through an alias or a `partial` too (`make = BatchLoader`); a callee that is a call itself by what it may
+        # run (`get_builder()(ds, ...)`, `Factory()(...)`, `partial(make_loader)(...)`), as `Names.callees` resolves it
+        names = self._may_call(_callable_names(func) or {last_name(func)})
         if "DataLoader" in names:
             return True
         if positional:
@@ -239,6 +243,8 @@ class DeviceQuestions(TreeFacts):
             elif kind is ast.alias:
                 identifiers.update(node.name.split("."))  # type: ignore[attr-defined]
                 identifiers.add(node.asname or "")  # type: ignore[attr-defined]
+            elif kind is ast.ImportFrom:  # `from torch.backends.mps import is_available`: a qualified name's device
+                identifiers.update(part for part in (node.module or "").split(".") if part in _ACCELERATOR_MODULES)  # type: ignore[attr-defined]
             elif kind is ast.arg or kind is ast.keyword:
                 identifiers.add(node.arg or "")  # type: ignore[attr-defined]
             elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):

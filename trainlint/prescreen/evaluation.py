@@ -94,8 +94,12 @@ class EvaluationQuestions(TreeFacts):
         for call, scope in self._calls_that_may_run(function):
             handed = {_dotted(a) for a in call.args if not isinstance(a, ast.Starred)} | {_dotted(k.value) for k in call.keywords if k.arg}
             position = (call.lineno, call.col_offset)
+            # `enclosing_function` puts a def's decorators and defaults in the def, `_scope_at` around it: either may match
+            header_of = self._scoped_outside.get(id(call))
+            scopes = {scope} if header_of is None else {scope, header_of}
             if any(
-                _scope(around) == scope and at < position and _dotted(mode.func.value) in handed | defaults  # type: ignore[attr-defined]
+                not scopes.isdisjoint({_scope(around), self._scope_at(mode, around)}) and at < position
+                and _dotted(mode.func.value) in handed | defaults  # type: ignore[attr-defined]
                 for mode, around, at in self._mode_calls
             ):
                 return True

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 import functools
-from typing import Dict, FrozenSet, List, Set
+from typing import Callable, Dict, FrozenSet, List, Set
 
 from trainlint.prescreen.nodes import _dotted, _split_names
 from trainlint.prescreen.values import FUNCTION, last_name, root_name
@@ -47,8 +47,10 @@ class LoaderQuestions(TreeFacts):
         if not self.reads_whole_file:
             return set()
         moves = [(c, scope) for c, scope in self._whole_calls if self._names_cuda_tensor_type or self._moves(c)]
+        # an instance whose method returns a read (`read = Reader(); read(p)`: `_call_read` follows `__call__`)
+        reading = self._classes_holding(self._reads_a_file, attributes=False)
         return {
-            id(m) for m, s in moves if any(self.values.may_hold(v, s, self._reads_a_file, attributes=False) for v in self._moved_values(m))
+            id(m) for m, s in moves if any(self.values.may_hold(v, s, self._reads_a_file, reading, attributes=False) for v in self._moved_values(m))
         }
 
     @functools.cached_property
@@ -72,7 +74,8 @@ class LoaderQuestions(TreeFacts):
         root some import binds may be rebound where the call is (``features = torch.from_numpy(...)`` in a function
         of a module that imports ``features``), where the rule's qualified name is None: both are followed then."""
         func = call.func
-        first = call.args[0] if call.args else call
+        # LibCST's first argument is the first in source order: a keyword may come before a `*args` (then all count)
+        first = call.args[0] if call.args and not isinstance(call.args[0], ast.Starred) else call
         if isinstance(func, ast.Attribute):
             return [func.value] if not self.values.is_imported(_dotted(func).split(".")[0]) else [func.value, first]
         return [first]
@@ -108,24 +111,34 @@ class LoaderQuestions(TreeFacts):
         method (``mean = torch.as_tensor(m, device=t.device)`` in ``t.sub(mean)``: a method's arguments are not
         followed). Grown to a fixed point: an instance of such a class stored on an attribute
         (``self.inner = Moved()``) makes a wrapper's ``__getitem__`` return it."""
+        return self._classes_holding(self._moves)
+
+    def _classes_holding(self, is_source: Callable[[ast.Call], bool], attributes: bool = True) -> FrozenSet[str]:
+        """The classes whose instances may hold what an ``is_source`` call makes (:meth:`_classes_holding_a_move`)."""
         methods: Dict[str, Set[str]] = {}
         for function, owner in enumerate(self._function_classes):
             if owner is not None:
                 methods.setdefault(owner, set()).add(self._names[function])
         holding: FrozenSet[str] = frozenset()
         while True:
-            holders = self.values.holders(self._moves, holding)
+            holders = self.values.holders(is_source, holding, attributes)
             found = {name for name, names in methods.items() if any((FUNCTION, m) in holders for m in names)}
             grown = True
             while grown:
                 grown = False
-                for name, bases in self._class_bases.items():
+                for name, bases in self._resolved_bases.items():
                     if name not in found and not bases.isdisjoint(found | holding):
                         found.add(name)
                         grown = True
             if found <= holding:
                 return holding
             holding = holding | found
+
+    @functools.cached_property
+    def _resolved_bases(self) -> Dict[str, Set[str]]:
+        """Each class's bases as ``Names.class_hierarchy`` resolves them: through what a name is bound to (``Base =
+        WindowsBase``) or what a call returns (``class Windows(make_base())``), by last name."""
+        return {name: {n for base in bases for n in self._runs_of(base)} for name, bases in self._class_bases.items()}
 
     def _moves(self, call: ast.Call) -> bool:
         """A call the placement's ``move`` may take for a move to an accelerator, decided once the walk has seen every
@@ -156,8 +169,8 @@ class LoaderQuestions(TreeFacts):
         placement follows only assigned values)."""
         if depth > _MAX_DEVICE_DEPTH or isinstance(node, ast.Starred):
             return True
-        if isinstance(node, ast.Constant):
-            return isinstance(node.value, str)
+        if isinstance(node, ast.Constant):  # a string (bytes too: the placement's `_is_device_like` takes any)
+            return isinstance(node.value, (str, bytes))
         if isinstance(node, ast.JoinedStr):  # `f"cuda:{rank}"`
             return True
         if isinstance(node, ast.IfExp):

@@ -109,6 +109,8 @@ def _callable_names(value: ast.AST) -> Set[str]:
         if isinstance(value.func, ast.Lambda):  # `(lambda: sgd_step)()`, `(lambda f=sgd_step: f)()`
             defaults = [*value.func.args.defaults, *(d for d in value.func.args.kw_defaults if d is not None)]
             return set().union(_callable_names(value.func.body), *map(_callable_names, defaults))
+        if isinstance(value.func, ast.Call):  # `Factory()()`, `make(opt)()`: what the callee's result returns
+            return {"__call__", *(f"{name}()" for name in _callable_names(value.func))}
         return {"__call__", f"{last_name(value.func)}()"}
     return set()
 
@@ -189,9 +191,25 @@ def _class_scope(class_def: ast.ClassDef) -> List[ast.AST]:
 
 def _the_method(owner: ast.ClassDef, name: str) -> Optional[ast.AST]:
     """The one def named ``name`` in ``owner``'s own scope (``Names.method``), its ``if``/``try`` blocks included; None
-    where there is none or more than one (which runs depends on the branch taken)."""
-    methods = [n for n in _class_scope(owner) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
+    where there is none or more than one (which runs depends on the branch taken), or where the class body declares
+    the name ``global``/``nonlocal`` (the def then binds outside the class: no method)."""
+    scope = _class_scope(owner)
+    if any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in scope):
+        return None
+    methods = [n for n in scope if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
     return methods[0] if len(methods) == 1 else None
+
+
+def _header_parts(definition: ast.AST) -> List[ast.AST]:
+    """What Python evaluates of a def or class in the scope around it: a def's decorators, defaults and annotations,
+    a class's decorators, bases and keywords."""
+    if isinstance(definition, ast.ClassDef):
+        return [*definition.decorator_list, *definition.bases, *(k.value for k in definition.keywords)]
+    arguments = definition.args  # type: ignore[attr-defined]
+    every = [*arguments.posonlyargs, *arguments.args, arguments.vararg, *arguments.kwonlyargs, arguments.kwarg]
+    parts = [*definition.decorator_list, *arguments.defaults, *arguments.kw_defaults, definition.returns]  # type: ignore[attr-defined]
+    parts += [argument.annotation for argument in every if argument is not None]
+    return [part for part in parts if part is not None]
 
 
 def _is_dotted(node: ast.AST) -> bool:

@@ -11,7 +11,7 @@ import ast
 import functools
 import itertools
 import re
-from typing import Dict, List, Optional, Set
+from typing import Dict, List, Optional, Set, Tuple
 
 from trainlint.prescreen.nodes import (
     _argument_values,
@@ -104,8 +104,10 @@ class StepMemoryQuestions(TreeFacts):
         function (a parameter too: the rule does not follow a list handed in), where no loop of that function
         around the accumulation may be a step loop (``TrainingLoops``: one that trains, or any loader loop, such as
         ``for x in DataLoader(...)`` in a ``training_step``), is gone when the call returns: it outlives no step."""
-        if storage is None or not place.functions or self._in_a_lambda(value):
-            return False  # in a lambda, its own scope to the rule: the storage is none of its locals
+        if storage is None or not place.functions or self._in_a_lambda(value) or self._in_a_class_of(value, place.functions[-1]):
+            return False  # in a lambda or a class body of the function, scopes of their own: the storage is none of its locals
+        if self._scope_at(value, place.functions) != place.functions[-1]:
+            return False  # in a def's default or decorator: run around the def, where its loops are not counted
         own_loops = place.loops[len(place.loops) - place.local_loops :]
         may_step = any(loop in training_loops or self._may_be_a_loader_loop(loop) for loop in own_loops)
         return not may_step and self.values.is_local(storage, place.functions[-1])
@@ -148,6 +150,13 @@ class StepMemoryQuestions(TreeFacts):
     def _in_a_lambda(self, node: ast.AST) -> bool:
         at = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
         return any((f.lineno, f.col_offset) <= at <= (f.end_lineno, f.end_col_offset) for f in self._lambdas)  # type: ignore[attr-defined]
+
+    def _in_a_class_of(self, node: ast.AST, function: int) -> bool:
+        """Whether ``node`` is in the body of a class defined inside ``function`` (not in a method of it)."""
+        owner = self._class_around(node)
+        if owner is None:
+            return False
+        return _start(owner) > _start(self._function_nodes[function])
 
     def _names_a_loader(self, name: str) -> bool:
         original = self._aliases.get(name, name)
@@ -199,7 +208,7 @@ class StepMemoryQuestions(TreeFacts):
             self._in_step(place)
             and not self._dies_with_its_call(place, value, storage, self._training_loops)
             and not self._starts_afresh_each_iteration(place, storage)
-            and self.values.may_carry_graph(value, _scope(place.functions))
+            and self.values.may_carry_graph(value, self._scope_at(value, place.functions))  # a def's default: around it
             for place, value, storage in self._accumulations
         )
 
@@ -229,10 +238,10 @@ class StepMemoryQuestions(TreeFacts):
         return owner is None or owner not in self._budgeted_classes
 
     def _class_around(self, node: ast.AST) -> Optional[ast.ClassDef]:
-        """The innermost class around ``node`` (``enclosing_class``), by position."""
+        """The innermost class around ``node`` (``enclosing_class``), by position: a class's decorators are its own."""
         at = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
-        around = [c for c in self._classes if (c.lineno, c.col_offset) <= at <= (c.end_lineno, c.end_col_offset)]  # type: ignore[operator]
-        return max(around, key=lambda c: (c.lineno, c.col_offset), default=None)
+        around = [c for c in self._classes if _start(c) <= at <= (c.end_lineno, c.end_col_offset)]  # type: ignore[operator]
+        return max(around, key=_start, default=None)
 
     @functools.cached_property
     def _budgeted_classes(self) -> Set[ast.ClassDef]:
@@ -409,6 +418,12 @@ class StepMemoryQuestions(TreeFacts):
             method = _the_method(owner, name)  # type: ignore[arg-type]
             found.update(f for f in self._methods_by_name.get(name, ()) if self._function_nodes[f] is method)
         return found
+
+
+def _start(definition: ast.AST) -> Tuple[int, int]:
+    """Where a class or def starts: its first decorator, else its ``class``/``def`` line."""
+    decorators = getattr(definition, "decorator_list", ())
+    return min([(definition.lineno, definition.col_offset), *((d.lineno, d.col_offset) for d in decorators)])  # type: ignore[attr-defined]
 
 
 def _close(names: Set[str], functions: List[str], callees: List[Set[str]]) -> Set[str]:

@@ -99,6 +99,14 @@ def _unpacked_leaves(target: ast.AST) -> List[ast.AST]:
     return [target] if isinstance(target, (ast.Name, ast.Attribute)) else []
 
 
+def defaulted(arguments: ast.arguments) -> Iterator[Tuple[str, ast.AST]]:
+    """Each parameter with a default, and the default: ``(b, 2)`` and ``(c, None)`` for ``def f(a, b=2, *, c=None)``
+    (not ``*, d``, which has none)."""
+    positional = [*arguments.posonlyargs, *arguments.args]
+    yield from ((a.arg, d) for a, d in zip(positional[len(positional) - len(arguments.defaults) :], arguments.defaults))
+    yield from ((a.arg, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None)
+
+
 def last_name(node: ast.AST) -> str:
     if isinstance(node, ast.Name):
         return node.id
@@ -149,9 +157,13 @@ class ModuleValues:
         self._classes: Set[str] = set()
         self._imported: Set[str] = set()  # names an import binds
         self._variables: Set[str] = set()  # last names bound other than by import, def or class (`x = `, `self.x = `, params)
+        # names that `Names.resolve_callable` may follow to a definition when called as `f()`: bound by an assignment,
+        # as a parameter or opaquely; not by a loop, `with`, import or attribute store (`torch.backends.cudnn.benchmark`)
+        self._followable_names: Set[str] = set()
         self._attribute_values: Dict[str, List[ast.AST]] = {}  # `<...>.x = v` and `x = v`, by last name: for may_be_true
         self._stored: Dict[str, List[_Valued]] = {}  # `self.x = v` in a method, by the attribute's name
-        self._criteria: Set[str] = set()  # last names of targets assigned a `...Loss(...)`
+        self._made_by: Dict[str, Set[str]] = {}  # last names of targets assigned a call -> the callees' last names
+        self._aliases: Dict[str, str] = {}  # `import x as y`, `from m import x as y`: y -> x, known after the walk
         self._backpropagated: Set[str] = set()  # names read in a backward call: the analysis marks them
         self._chosen_options: Set[str] = set()  # destinations of options with `choices=` ("*": one not known)
         self.defines_forward = False
@@ -195,6 +207,12 @@ class ModuleValues:
         """An import, ``with ... as``, ``except ... as``: bound, holding nothing the analyses follow."""
         self._bound.add((scope, name))
 
+    def record_lambda_defaults(self, arguments: ast.arguments, scope: int) -> None:
+        """A lambda's defaults, evaluated in ``scope`` (around it, where its parameters are recorded): what
+        ``Names.bound_value`` gives a parameter the lambda is called without (``lambda batch, data=np.load(p): ...``)."""
+        for name, default in defaulted(arguments):
+            self._defaults.setdefault((scope, name), []).append((default, scope))
+
     def record_context(self, name: str, manager: ast.AST, scope: int) -> None:
         """``with manager as name``: bound, holding what the manager's ``__enter__`` gives (TL103 reads it as the manager)."""
         self._bound.add((scope, name))
@@ -204,6 +222,7 @@ class ModuleValues:
         self._bound.add((scope, name))
         self._opaque.add((scope, name))
         self._variables.add(name)
+        self._followable_names.add(name)
 
     def record_parameters(self, function: int, arguments: ast.arguments) -> None:
         """A def's parameters: filled by its callers in this module (``_parameter_kind``); the first of a method
@@ -218,10 +237,9 @@ class ModuleValues:
         for key in self._parameters.keys() & {(function, a.arg) for a in (*positional, *arguments.kwonlyargs)}:
             self._bound.add(key)
             self._variables.add(key[1])
-        defaulted = [*zip(positional[len(positional) - len(arguments.defaults) :], arguments.defaults)]
-        for argument, default in [*defaulted, *zip(arguments.kwonlyargs, arguments.kw_defaults)]:
-            if default is not None:
-                self._defaults.setdefault((function, argument.arg), []).append((default, self.parents[function]))
+            self._followable_names.add(key[1])
+        for name, default in defaulted(arguments):
+            self._defaults.setdefault((function, name), []).append((default, self.parents[function]))
         for argument in (arguments.vararg, arguments.kwarg):
             if argument is not None:
                 self.record_opaque(argument.arg, function)
@@ -259,6 +277,7 @@ class ModuleValues:
                 self._bound.add((scope, name))
                 self._values.setdefault((scope, name), []).append((value, scope))
                 self._variables.add(name)
+                self._followable_names.add(name)
             if isinstance(target, (ast.Subscript, ast.Attribute)):
                 self._variables.add(last_name(target))
                 if isinstance(target, ast.Subscript):
@@ -269,8 +288,8 @@ class ModuleValues:
                     self._stored.setdefault(stored.attr, []).append((value, scope))
             for name in names if isinstance(target, ast.Name) else [last_name(target)] if isinstance(target, ast.Attribute) else []:
                 self._attribute_values.setdefault(name, []).append(value)
-                if isinstance(value, ast.Call) and last_name(value.func).endswith("Loss"):
-                    self._criteria.add(name)
+                if isinstance(value, ast.Call):
+                    self._made_by.setdefault(name, set()).add(last_name(value.func))
             if isinstance(target, (ast.Tuple, ast.List)):  # `pin, workers = True, 4`: `Names.bound_value` pairs them
                 elements = [value, *_display_elements(value)]  # wider: every element, at any depth, for every name
                 for name in {last_name(leaf) for leaf in _unpacked_leaves(target)}:
@@ -341,7 +360,7 @@ class ModuleValues:
         a ``with``/``except`` name, a def or class hold nothing TL302 follows. None where any of these is so, or where
         ``scope`` does not bind the name (it is a scope around's)."""
         key = (scope, name)
-        if name in self._shared or key not in self._bound or key in self._iterated or key in self._opaque:
+        if name in self._shared or key not in self._bound or key in self._iterated or key in self._opaque or self._own_scope_binds(key):
             return None
         return self.assigned_in(scope, name)
 
@@ -350,9 +369,14 @@ class ModuleValues:
         ``scope`` binds the name itself and nothing there binds it but as :meth:`scoped_values` reads, or by iteration:
         no ``*args``, match capture or lambda parameter, nor ``global``/``nonlocal``. None elsewhere."""
         key = (scope, name)
-        if name in self._shared or key not in self._bound or key in self._opaque:
+        if name in self._shared or key not in self._bound or key in self._opaque or self._own_scope_binds(key):
             return None
         return [iterable for iterable, _ in self._iterated.get(key, ())]
+
+    def _own_scope_binds(self, key: _Key) -> bool:
+        """Whether a class body, lambda or comprehension of the function binds the name too (recorded in the
+        function's scope, wider): the read may see the name of a scope around instead."""
+        return key[0] != MODULE and self.binds_in_a_scope_of_its_own(*key)
 
     def is_parameter(self, scope: int, name: str) -> bool:
         return (scope, name) in self._parameters
@@ -479,6 +503,20 @@ class ModuleValues:
         """Where the code surely runs without grad (``TreeFacts._surely_grad_free_spans``), known after the walk."""
         self._grad_free_spans = spans
 
+    def record_aliases(self, aliases: Dict[str, str]) -> None:
+        """The names imports bind under another name (y -> x), known after the walk, which meets imports last."""
+        self._aliases = aliases
+
+    def _originals(self, name: str) -> Set[str]:
+        """The name and what an import binds it to, by last name (``mse_loss`` for ``mse_loss as lossf``)."""
+        return {name, self._aliases.get(name, name)}
+
+    @functools.cached_property
+    def _criteria(self) -> Set[str]:
+        """Mirror ``_criterion_names``, wider: the last names of targets assigned a call of a callee whose name, or
+        what its import alias stands for (``MSELoss as Mse``), ends in ``Loss``; asked once the walk is done."""
+        return {name for name, makers in self._made_by.items() if any(o.endswith("Loss") for m in makers for o in self._originals(m))}
+
     def _runs_without_grad(self, value: ast.AST) -> bool:
         at = (value.lineno, value.col_offset)  # type: ignore[attr-defined]
         return any(start <= at <= end for start, end in self._grad_free_spans)
@@ -574,6 +612,11 @@ class ModuleValues:
         function, name = key
         position = self._parameters[key]
         positions = set() if position is None else {position, position - 1} if self._methods[function] else {position}
+        # `keep = partial(base_keep, out)` rebinding the def's name: `argument_for` puts the partial's arguments first
+        for value, scope in self._values_by_name.get(self._function_names[function], ()):
+            if isinstance(value, ast.Call) and self._is_partial(value):
+                yield from ((a.value if isinstance(a, ast.Starred) else a, scope) for a in value.args[1:])
+                yield from ((k.value, scope) for k in value.keywords)
         for call, scope in self._calls.get(self._function_names[function], ()):
             for k in call.keywords:
                 if k.arg == name or (k.arg is None and (unpacked or isinstance(k.value, ast.Dict))):
@@ -593,8 +636,8 @@ class ModuleValues:
         if not isinstance(iterable, ast.Call):
             return self._carries(iterable, scope)
         func = iterable.func
-        if isinstance(func, ast.Name) and func.id in ("enumerate", "zip"):
-            return any(self._iteration_carries(a, scope) for a in iterable.args)
+        if isinstance(func, ast.Name) and func.id in ("enumerate", "zip"):  # LibCST's arguments: keywords too
+            return any(self._iteration_carries(a, scope) for a in [*iterable.args, *(k.value for k in iterable.keywords)])
         if isinstance(func, ast.Attribute) and func.attr in ("values", "items") and not iterable.args:
             return self._carries(func.value, scope)
         return False
@@ -612,8 +655,11 @@ class ModuleValues:
             if self._steps_a_closure(call) and any(map(self._returns_carry, range(len(self._function_names)))):
                 return True  # `optimizer.step(closure)` returns what the closure, a def of this module, returns
         name = last_name(func)
-        if name in self._variables and not self._resolves_to_nothing(func):
-            return True
+        variables = self._followable_names if isinstance(func, ast.Name) else self._variables
+        if name in variables and not self._resolves_to_nothing(func):
+            held = self._functions_held_by(name)
+            if held is None or any(map(self._returns_carry, held)):
+                return True
         # `_callees` by name: methods for `x.f()`, other functions for `f()` (a def in a class body's `if` is none of
         # the class's: `_is_method`); then only what they return counts
         wanted_method = isinstance(func, ast.Attribute)
@@ -622,17 +668,46 @@ class ModuleValues:
         # class body's `if`/`try`, which the by-name fallback leaves out: either may run
         if wanted_method and any(self._returns_carry(f) for f in named if self._methods[f] and not self._in_class_body[f]):
             return True
+        # a plain call in a class body's own code runs the def of that name in the class body (`Names` looks in the
+        # class's scope first there); the walk does not tell class-body code apart, so any plain call of the name counts
+        if not wanted_method and any(self._returns_carry(f) for f in named if self._in_class_body[f]):
+            return True
         candidates = [f for f in named if self._in_class_body[f] == wanted_method]
         if candidates:
             return any(self._returns_carry(f) for f in candidates)
-        if isinstance(func, ast.Name) and name in CASTS and not any(key[1] == name for key in self._bound):
+        if isinstance(func, ast.Name) and name in CASTS and name not in self._imported and not any(key[1] == name for key in self._bound):
             return False
         if self._calls_model(func) or CRITERION_NAME.search(name) or name in self._criteria:
             return True
-        if name.endswith("_loss") or name in FUNCTIONAL_LOSSES:
+        originals = self._originals(name) if isinstance(func, ast.Name) else {name}  # the qualified name's last part
+        if any(o.endswith("_loss") or o in FUNCTIONAL_LOSSES for o in originals):
             return True
         arguments = [*call.args, *(k.value for k in call.keywords)]
         return any(self._carries(a, scope) for a in arguments)
+
+    def _functions_held_by(self, name: str) -> Optional[List[int]]:
+        """Mirror ``Names.resolve_callable`` on a callee ``name`` or ``x.name`` that every binding of the name, anywhere,
+        sets to a def of this module by its name or to a ``partial`` of one (``self.time_fn = timestamp``): those defs,
+        whose returns are then what the call returns (or, where none resolves, ``_callees``' by-name fallback and the
+        library call, which :meth:`_call_carries` asks next). None where a binding may hold anything else: a parameter,
+        a loop's or a pattern's target, a call's result, a def's name rebound or shared with a class."""
+        if any(k in self._parameters or k in self._opaque or k in self._iterated for k in self._keys_by_name.get(name, ())):
+            return None
+        stored = itertools.chain(self._values_by_name.get(name, ()), self._stored.get(name, ()))
+        held: List[int] = []
+        for value in itertools.chain((v for v, _ in stored), self._attribute_values.get(name, ())):
+            if isinstance(value, ast.Call) and self._is_partial(value):
+                value = value.args[0]
+            if not isinstance(value, ast.Name) or value.id not in self._functions or value.id in self._followable_names or value.id in self._classes:
+                return None
+            held.extend(self._functions[value.id])
+        return held
+
+    def _is_partial(self, call: ast.Call) -> bool:
+        """Mirror ``Names._is_partial``, wider: a call of ``partial`` (or ``x.partial``) with an argument, where no def,
+        class or variable of this module is so named, whose own returns ``_resolve_call_result`` would follow."""
+        name = last_name(call.func)
+        return name == "partial" and bool(call.args) and name not in self._functions and name not in self._variables and name not in self._classes
 
     def _resolves_to_nothing(self, func: ast.AST) -> bool:
         """Mirror ``Names.resolve_callable`` and ``instance_classes``, narrower: ``torch.device``, ``envs.step``, an

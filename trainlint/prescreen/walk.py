@@ -11,7 +11,7 @@ import ast
 import functools
 import itertools
 import re
-from typing import Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterator, List, NamedTuple, Optional, Set, Tuple
 
 from trainlint.prescreen.nodes import (
     _INDEX_KEYS,
@@ -21,6 +21,7 @@ from trainlint.prescreen.nodes import (
     _class_scope,
     _counter_name,
     _dotted,
+    _header_parts,
     _history_shape,
     _history_targets,
     _in_body,
@@ -42,7 +43,7 @@ from trainlint.prescreen.nodes import (
     _the_method,
 )
 from trainlint.prescreen.traversal import _calls_below, _children, _nodes_of
-from trainlint.prescreen.values import ModuleValues, last_name, target_names
+from trainlint.prescreen.values import MODULE, ModuleValues, defaulted, last_name, target_names
 from trainlint.step_words import (
     BACKWARD_METHODS,
     CUDA_ONLY_LIBRARIES,
@@ -61,7 +62,7 @@ _FLOAT_MAKERS = frozenset(
     {"FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "Tensor", "from_numpy", "loadtxt", "genfromtxt"}
 )
 _SHAPED_MAKERS = frozenset({"zeros", "ones", "empty"})  # mirror TL302's SHAPED_FACTORIES
-_FLOAT_WORD = re.compile(r"float|double|half|single")
+_FLOAT_WORD = re.compile(r"float|double|half|single", re.IGNORECASE)  # `float16`, `torch.FloatTensor` (FLOAT_DTYPES)
 _INDEX_SINKS = frozenset({"Embedding", "EmbeddingBag", "embedding", "embedding_bag", "cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss"})
 _INDEX_FUNCTIONS = frozenset({"embedding", "embedding_bag", "cross_entropy", "nll_loss"})  # functional: given the indices
 # Modules that take indices when called (`self.emb(x)`, `criterion(out, y)`): which positional argument.
@@ -115,7 +116,7 @@ class TreeFacts:
         self.appends = False  # `xs.append(...)` / `xs.extend(...)`
         self.creates_float = False  # `.float()`, `FloatTensor(...)`, `from_numpy`, a float `dtype=`, `.to(torch.float16)`
         self.takes_indices = False  # an embedding, an index loss, `input_ids`/`labels` as a keyword or a key
-        self._index_modules: Dict[str, int] = {}  # `self.emb = nn.Embedding(...)`: the target, its index argument
+        self._index_modules: Dict[str, Set[int]] = {}  # `self.emb = nn.Embedding(...)`: the target, its index arguments
         self._calls: List[Tuple[str, ast.Call, Tuple[int, ...]]] = []  # calls of dotted names, with their functions
         self._index_values: List[ast.AST] = []  # what TL302's index uses receive: `input_ids=v`, `{"labels": v}`, ...
         self._functional_index_values: List[Tuple[ast.AST, ast.AST]] = []  # `F.embedding(v, w)`: the callee, `v`
@@ -130,6 +131,7 @@ class TreeFacts:
         # TL102's workers: a `num_workers=` not the literal 0, "num_workers" as a string (a key of loader options),
         # or a DataLoader given six positional arguments; absent, a DataLoader forks none
         self.may_fork_workers = False
+        self._six_argument_callees: Set[str] = set()  # callees given six positional arguments or more, by last name
         self._sliced_in_loops: Set[str] = set()  # last names of `x[i:i + bs]`, `self.x[k]` in a loop: TL103's batching by hand
         self._pinned_tensors: List[ast.Call] = []  # `x.pin_memory()`: raises without CUDA wherever CUDA is not certain
         self._pin_values: List[ast.AST] = []  # `{"pin_memory": v}`, `d["pin_memory"] = v`
@@ -142,11 +144,15 @@ class TreeFacts:
         self._classes_with_init: Set[str] = set()  # classes defining an `__init__`
         self._whole_calls: List[Tuple[ast.Call, int]] = []  # calls outside loops and per-item code, with their scope: TL103's moves
         self._names_cuda_tensor_type = False  # `torch.cuda.FloatTensor` named: any call may be one, through an alias
+        self._tensor_type_modules: Set[str] = set()  # `x` of `x.FloatTensor`: `torch.cuda` under another name?
         # a file of tests, where TL404 takes `def test_*` for a test: by its name, or an import of pytest/unittest
         self._holds_tests = collected_as_tests(path)
         self._tree = tree
         self._walk(tree)
+        self._aliases = _import_aliases(self._imports_in_order)
+        self.values.record_aliases(self._aliases)
         self._follow_import_aliases()
+        self._follow_aliased_partials()
         self._resolve_calls_through_bindings()
         self.values.record_grad_free_spans(self._surely_grad_free_spans())
 
@@ -163,6 +169,13 @@ class TreeFacts:
             found = self._calls_memo[key] = _calls_below(node, into_functions=into_functions)
         return found
 
+    def _scope_at(self, node: ast.AST, functions: Tuple[int, ...]) -> int:
+        """The scope ``node`` is evaluated in: the innermost function's, or the one around a def for the nodes of its
+        decorators, defaults and annotations (as ``Names`` reads them; ``CallGraph`` still counts their calls as the
+        def's own, and so does the walk's ``functions``)."""
+        owner = self._scoped_outside.get(id(node))
+        return _scope(functions) if owner is None else self.values.parents[owner]
+
     def _bind(self, *names: str) -> None:
         for name in names:
             self._bindings[name] = self._bindings.get(name, 0) + 1
@@ -172,7 +185,8 @@ class TreeFacts:
         self.values = ModuleValues()  # every binding by scope: what TL401's and TL104's values may be
         self._method_class: Dict[int, ast.ClassDef] = {}  # ids of the defs directly in a class body -> the class
         self._function_classes: List[Optional[str]] = []  # function id -> the class it is a method of
-        self._class_bases: Dict[str, Set[str]] = {}  # class name -> its bases' last names
+        # class name -> what its bases may be, by last name, as `_callable_names` reads them (`Base`; `make_base()`)
+        self._class_bases: Dict[str, Set[str]] = {}
         self._class_names: Set[str] = set()  # classes defined anywhere in the module
         self._counters: Dict[str, int] = {}  # `for i in range(n)`, `for i, x in enumerate(xs)`: bindings of integers
         self._augmented: Dict[str, int] = {}  # `x += v` by name: a binding TL302 follows to nothing
@@ -182,6 +196,7 @@ class TreeFacts:
         self._comprehension_reads: Dict[int, bool] = {}  # ids of reads of a comprehension's own target -> counted by range
         self._code_bindings: Dict[str, int] = {}  # bindings by an import, an undecorated def or a class
         self._first_module_code: Dict[str, int] = {}  # name -> line of the first module-level import/def/class binding it
+        self._module_code_bindings: Dict[str, int] = {}  # name -> how many module-level imports, defs and classes bind it
         self._names: List[str] = []  # function id -> its name
         self._function_nodes: List[ast.AST] = []  # function id -> its def
         self._callees: List[Set[str]] = []  # function id -> last names it calls (nested functions' calls included)
@@ -216,12 +231,18 @@ class TreeFacts:
         self._stored_attributes: Set[str] = set()  # `x.name = v` (any store): a `self.name(...)` may run what it holds
         self._loops_for_eval: List[Tuple[ast.AST, Tuple[int, ...], bool]] = []  # loops for TL404: node, functions, held out
         self._calls_memo: Dict[Tuple[int, bool], List[ast.Call]] = {}  # `_calls_in`'s answers, by node id and reach
+        # ids of the nodes of a def's decorators, defaults and annotations -> the def (`_scope_at`: the scope around it)
+        self._scoped_outside: Dict[int, int] = {}
         self._called: Set[str] = set()  # last names of every callee
         # `make = BatchLoader`, `self.update = partial(sgd_update, ...)`, `self.step_fn = Step(...)`: by the target's
         # last name, what calling it may run (see `_callable_names`)
         self._callable_values: Dict[str, Set[str]] = {}
         self._runs: Dict[str, FrozenSet[str]] = {}  # memo of `_runs_of`
+        self._runs_pending: Dict[str, Set[str]] = {}  # what `_runs_of` has found so far of the names it is following
+        self._runs_cuts: Set[str] = set()  # pending names met again: answers that depend on them are not memoised
         self._lambda_results: Dict[str, List[ast.AST]] = {}  # `make = lambda: sgd_step`: what calling `make` returns
+        self._lambda_defaults: Dict[str, List[ast.AST]] = {}  # `lambda ctx=autocast: ctx(...)`: a parameter's defaults
+        self._named_calls_assigned: List[Tuple[str, ast.Call]] = []  # `update = bind(sgd, lr)`: target, call of a name
         self._lambdas: List[ast.AST] = []  # every lambda: its own scope to the analyses, not its function's
         self._loop_steps: Dict[ast.AST, Set[_Step]] = {}  # loop -> its `.step(...)` calls
         self._function_steps: Dict[int, Set[_Step]] = {}  # function id -> the same
@@ -238,7 +259,9 @@ class TreeFacts:
         # every name bound in the module, how often (a cast may be shadowed; a name is followed only if all agree)
         self._bindings: Dict[str, int] = {}
         self._plain_values: Dict[str, List[ast.AST]] = {}  # `name = value` (one name per target): the values
-        self._aliases: Dict[str, str] = {}  # `import x as y`, `from m import x as y`: y -> x
+        # (line, column, position in the statement, local name, what it names) of each name an absolute import binds:
+        # `_import_aliases` reads them in source order, as the analyses' ImportTable does
+        self._imports_in_order: List[Tuple[int, int, int, str, str]] = []
         self._cuda_imports: Set[str] = set()  # names bound by an import from or of something named `cuda` ("*" for a star)
         self._called_funcs: Set[int] = set()  # ids of the callees of calls
         self._sniff_shaped = False  # `"cuda" if c else "cpu"`, or an `if` branch that is only `x = "cuda"`/`"cpu"`
@@ -274,8 +297,9 @@ class TreeFacts:
                     self._pin_key(key, value)
             elif kind is ast.Subscript:
                 self.takes_indices = self.takes_indices or _is_index_key(node.slice)  # type: ignore[attr-defined]
-                if isinstance(node.value, ast.Name) and not isinstance(node.slice, (ast.Slice, ast.Tuple)):  # type: ignore[attr-defined]
-                    self._list_subscripts.append((node.value.id, node.slice))  # type: ignore[attr-defined]
+                index = _single_index(node.slice)  # type: ignore[attr-defined]
+                if isinstance(node.value, ast.Name) and index is not None:  # type: ignore[attr-defined]
+                    self._list_subscripts.append((node.value.id, index))  # type: ignore[attr-defined]
                 if loops and isinstance(node.value, (ast.Name, ast.Attribute)):  # type: ignore[attr-defined]
                     self._sliced_in_loops.add(last_name(node.value))  # type: ignore[attr-defined]
             elif kind is ast.AugAssign:
@@ -287,7 +311,6 @@ class TreeFacts:
             elif kind is ast.Assign or kind is ast.AnnAssign or kind is ast.NamedExpr:
                 self._assigned(node, _Place(functions, loops, local_loops))
             elif kind is ast.ImportFrom or kind is ast.Import:
-                self._aliases.update((alias.asname, alias.name.rsplit(".", 1)[-1]) for alias in node.names if alias.asname)  # type: ignore[attr-defined]
                 module = getattr(node, "module", None) or ""
                 bound = [(alias.asname or alias.name).split(".")[0] for alias in node.names]  # type: ignore[attr-defined]
                 imported = [module] if kind is ast.ImportFrom else [alias.name for alias in node.names]  # type: ignore[attr-defined]
@@ -348,15 +371,20 @@ class TreeFacts:
                     self._grad_free_candidates.extend((d, node) for d in node.decorator_list)  # type: ignore[attr-defined]
                 elif GRAD_FREE_HOOK.match(name):
                     self._grad_free_hooks.add(index)
+                self._scoped_outside.update((id(part), index) for root in _header_parts(node) for part in _nodes_of(root))
                 inner = (functions + (index,), loops, 0, name in _PER_ITEM_FUNCTIONS)
                 stack.extend((child, *inner) for child in _children(node))
                 continue
             elif kind is ast.Lambda:  # its parameters are recorded in the scope around it: wider, never narrower
                 self._lambdas.append(node)
-                self.values.record_scope_of_its_own(node, _scope(functions))
+                around = self._scope_at(node, functions)
+                self.values.record_scope_of_its_own(node, around)
                 for argument in _nodes_of(node.args):  # type: ignore[attr-defined]
                     if isinstance(argument, ast.arg):
-                        self.values.record_opaque(argument.arg, _scope(functions))
+                        self.values.record_opaque(argument.arg, around)
+                for argument, default in defaulted(node.args):  # type: ignore[attr-defined]
+                    self._lambda_defaults.setdefault(argument, []).append(default)
+                self.values.record_lambda_defaults(node.args, around)  # type: ignore[attr-defined]
                 stack.extend((child, functions, loops, 0, False) for child in _children(node))
                 continue
             elif kind is ast.arg:
@@ -388,8 +416,17 @@ class TreeFacts:
                         # `self.x` reads a class attribute too (`Names.attribute_bindings`): a stored attribute
                         self._stored_attributes.update(name for target in targets for name in target_names(target))
                         self.values.record_class_attribute(targets, statement.value, _scope(functions))  # type: ignore[arg-type]
+                    else:  # a loop's, a `with`'s or a walrus's target in the class body is a class attribute too
+                        self._stored_attributes.update(_class_body_targets(statement))
+                        # a walrus has a value the placement's `trace` follows, in the body or in the header of a
+                        # method or class defined there (`def __len__(self, _=(table := ...))`), which runs in the body
+                        headers = _header_parts(statement) if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else []
+                        for walrus in [statement, *(n for part in headers for n in _nodes_of(part))]:
+                            if isinstance(walrus, ast.NamedExpr):
+                                self._stored_attributes.update(target_names(walrus.target))
+                                self.values.record_class_attribute([walrus.target], walrus.value, _scope(functions))
                 self._method_class.update((id(n), node) for n in own if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))  # type: ignore[misc]
-                self._class_bases.setdefault(node.name, set()).update(map(last_name, node.bases))  # type: ignore[attr-defined]
+                self._class_bases.setdefault(node.name, set()).update(*map(_callable_names, node.bases))  # type: ignore[attr-defined]
                 stack.extend((child, functions, loops, 0, per_batch) for child in _children(node))
                 continue
             elif kind is ast.For or kind is ast.AsyncFor or kind is ast.While:
@@ -408,13 +445,14 @@ class TreeFacts:
                 stack.extend((child, *inner) for child in _children(node))
                 continue
             elif kind in _COMPREHENSIONS:
-                self.values.record_scope_of_its_own(node, _scope(functions))
+                around = self._scope_at(node, functions)
+                self.values.record_scope_of_its_own(node, around)
                 held_out = any(_names_held_out_data(g.iter) for g in node.generators)  # type: ignore[attr-defined]
                 self._loops_for_eval.append((node, functions, held_out))
                 self._comprehension_scope(node)  # type: ignore[arg-type]
                 for generator in node.generators:  # type: ignore[attr-defined]
-                    self.values.record_iteration(generator.target, generator.iter, _scope(functions))
-                    self._comprehension_bound.update((_scope(functions), name) for name in target_names(generator.target))
+                    self.values.record_iteration(generator.target, generator.iter, around)
+                    self._comprehension_bound.update((around, name) for name in target_names(generator.target))
                 per_batch = True
             elif kind is ast.Attribute:
                 if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
@@ -422,6 +460,8 @@ class TreeFacts:
                 # `torch.cuda.FloatTensor` named anywhere: a call through any alias of it moves data
                 if node.attr.endswith("Tensor") and last_name(node.value) == "cuda":  # type: ignore[attr-defined]
                     self._names_cuda_tensor_type = True
+                elif node.attr.endswith("Tensor") and isinstance(node.value, ast.Name):  # type: ignore[attr-defined]
+                    self._tensor_type_modules.add(node.value.id)  # type: ignore[attr-defined]  # `gpu.FloatTensor`
                 if node.attr in _AMP_APIS and id(node) not in self._called_funcs:  # type: ignore[attr-defined]
                     self._amp_references.append(node)
             elif kind is ast.IfExp or kind is ast.If:
@@ -453,18 +493,19 @@ class TreeFacts:
                     self._loop_plain_calls[loop].add(name)
         self._kwargs_call(call)
         self._workers_call(call, name)
-        self.values.record_call(call, _scope(here.functions))
+        scope = self._scope_at(call, here.functions)
+        self.values.record_call(call, scope)
         self._pinning_call(call, name, here.functions)
         if name == "add_argument":
             self.values.record_option(call)
         if not per_batch:
-            self._whole_calls.append((call, _scope(here.functions)))
+            self._whole_calls.append((call, scope))
         func = call.func
         if not isinstance(func, ast.Attribute):
             return
         method = func.attr
         if method in _LIST_GROWERS:
-            self.values.record_growth(func.value, call.args, _scope(here.functions))
+            self.values.record_growth(func.value, _argument_values(call), scope)  # keywords too: `_appended_trace`
         training = backward = False
         if method in BACKWARD_METHODS:
             training = backward = True
@@ -473,9 +514,10 @@ class TreeFacts:
             training = True
         elif method in ("append", "extend"):
             self.appends = True
-            if method == "append" and len(call.args) == 1 and not isinstance(call.args[0], ast.Constant):
-                self._accumulated(here, call.args[0], func.value)
-                self.values.record_append(func.value, call.args[0], _scope(here.functions))
+            element = _appended_element(call) if method == "append" else None
+            if element is not None and not isinstance(element, ast.Constant):
+                self._accumulated(here, element, func.value)
+                self.values.record_append(func.value, element, scope)
             if method == "append" and len(call.args) + len(call.keywords) == 1:
                 self._appended(call, here)
         elif method in ("eval", "train") and _is_dotted(func.value) and _sets_eval_mode(call):
@@ -515,8 +557,8 @@ class TreeFacts:
     def _workers_call(self, call: ast.Call, name: str) -> None:
         if any(k.arg == "num_workers" and not _is_zero(k.value) for k in call.keywords):
             self.may_fork_workers = True
-        elif name == "DataLoader" and len(call.args) >= 6:
-            self.may_fork_workers = True
+        elif len(call.args) >= 6:  # a DataLoader's sixth positional argument, by its name or an import's alias
+            self._six_argument_callees.add(name)
 
     def _pinning_call(self, call: ast.Call, name: str, functions: Tuple[int, ...]) -> None:
         """What TL104 reads: ``x.pin_memory()`` (not in a function named like ``pin_memory``, the DataLoader's
@@ -536,16 +578,21 @@ class TreeFacts:
             self._pin_values.append(value)
 
     def _bind_code(self, names: List[str], node: ast.AST, module_statements: Set[ast.AST], functions: Tuple[int, ...]) -> None:
-        """Bindings TL301's model test takes for code (an import, a def, a class), and where the module makes them."""
+        """Bindings TL301's model test takes for code (an import, a def, a class), and where the module makes them: on
+        the line a statement's binding is complete (a class after its body, a def after its header: ``Names`` sees
+        no binding of its name in them)."""
         for name in names:
             self._code_bindings[name] = self._code_bindings.get(name, 0) + 1
             if not functions and node in module_statements:
-                line = node.lineno  # type: ignore[attr-defined]
+                line = _bound_from(node)
                 self._first_module_code[name] = min(line, self._first_module_code.get(name, line))
+                self._module_code_bindings[name] = self._module_code_bindings.get(name, 0) + 1
 
     def _float_or_index_call(self, call: ast.Call, here: "_Place") -> None:
         name = last_name(call.func)
-        if (name in _FLOAT_CASTS and not call.args) or name in _FLOAT_MAKERS:
+        # a cast method (`x.float()`, `np.double(3)`, `torch.Tensor.float(raw)`: `_call_source` takes any attribute
+        # call so named); the builtin `float(x)` makes a number
+        if (name in _FLOAT_CASTS and (not call.args or isinstance(call.func, ast.Attribute))) or name in _FLOAT_MAKERS:
             self.creates_float = True
         elif name in _SHAPED_MAKERS and not any(k.arg == "dtype" for k in call.keywords):
             self.creates_float = True  # `torch.zeros(n, length)`: the default dtype, float32
@@ -574,6 +621,14 @@ class TreeFacts:
             original = self._aliases.get(call.func.id) if isinstance(call.func, ast.Name) else None
             if original in _INDEX_SINKS:
                 self._index_call(call, original)
+        if any(self._aliases.get(name, name) == "DataLoader" for name in self._six_argument_callees):
+            self.may_fork_workers = True
+        if not self._tensor_type_modules.isdisjoint(self._cuda_imports):  # `from torch import cuda as gpu`
+            self._names_cuda_tensor_type = True
+        for callee, targets in self._calls_assigned:  # `self.emb = nn.Embedding(...)`, `self.emb = E(...)`
+            made = self._aliases.get(callee, callee) if "." not in callee else callee.rsplit(".", 1)[-1]
+            for target in targets if made in _INDEX_MODULES else ():  # a name may hold an embedding and a loss
+                self._index_modules.setdefault(target, set()).add(_INDEX_MODULES[made])
 
     def _index_call(self, call: ast.Call, name: str) -> None:
         """A call of ``name`` that takes indices: an embedding or an index loss (TL302's sinks)."""
@@ -594,12 +649,12 @@ class TreeFacts:
     def _assigned(self, node: ast.AST, here: "_Place") -> None:
         value = node.value  # type: ignore[attr-defined]
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]  # type: ignore[attr-defined]
-        scope = _scope(here.functions)
+        scope = self._scope_at(node, here.functions)  # a walrus in a def's default binds around the def
         if value is None:  # `x: int`: a name annotated, holding nothing yet
             for name in target_names(node.target):  # type: ignore[attr-defined]
                 self.values.record_inert(name, scope)
             return
-        (self._lists_bound_in_functions if here.functions else self._module_lists).update(_history_targets(targets, value))
+        (self._lists_bound_in_functions if scope != MODULE else self._module_lists).update(_history_targets(targets, value))
         self.values.record_assignment(targets, value, scope)
         for target in targets:
             if isinstance(target, ast.Subscript):
@@ -619,11 +674,6 @@ class TreeFacts:
         resets = here.local_loops and not adds_to_itself and not isinstance(node, ast.NamedExpr)
         if resets:  # TL401's `_resets`: a binding statement that starts a name afresh in its loop (a walrus: left to the rule)
             self._loop_resets.update((id(here.loops[-1]), name) for target in targets for name in target_names(target))
-        if isinstance(value, ast.Call):
-            made = value.func.id if isinstance(value.func, ast.Name) else last_name(value.func)
-            made = self._aliases.get(made, made)
-            if made in _INDEX_MODULES:
-                self._index_modules.update((_dotted(t), _INDEX_MODULES[made]) for t in targets if _dotted(t))
         if isinstance(value, ast.Call) and _dotted(value.func):
             self._calls_assigned.append((_dotted(value.func), [t for t in map(_dotted, targets) if t]))
         shape = _history_shape(value) if here.functions and self._names[here.functions[-1]] == "__init__" else None
@@ -632,6 +682,8 @@ class TreeFacts:
         for target, target_value in (pair for target in targets for pair in _paired(target, value)):
             if isinstance(target_value, ast.Lambda) and isinstance(target, (ast.Name, ast.Attribute)):
                 self._lambda_results.setdefault(last_name(target), []).append(target_value.body)
+            if isinstance(target, (ast.Name, ast.Attribute)) and isinstance(target_value, ast.Call) and isinstance(target_value.func, ast.Name):
+                self._named_calls_assigned.append((last_name(target), target_value))
             callables = _callable_names(target_value) if isinstance(target, (ast.Name, ast.Attribute)) else ()
             if callables:
                 self._callable_values.setdefault(last_name(target), set()).update(callables)
@@ -680,13 +732,42 @@ class TreeFacts:
 
     def _runs_of(self, name: str) -> FrozenSet[str]:
         """The last names a call of ``name`` may run, itself included (see :meth:`_resolve_calls_through_bindings`), the
-        import aliases' original names too; a parameter's through what it is given (its defaults, what the module's
-        calls of its function pass: ``set_step(sgd_step)``), and ``f()`` through what functions named ``f`` return."""
+        import aliases' original names too; a parameter's through what it is given (its defaults, a lambda's too,
+        what the module's calls of its function pass: ``set_step(sgd_step)``), and ``f()`` through what every function
+        a call of ``f`` may run returns (``get = partial(pick, ...)``, ``picker = Picker()``: ``__call__``'s).
+
+        That last step asks this question of ``f`` in turn. A name met again while it is being answered
+        (``loss_fn = loss_fn()``) gives what is found of it so far, and its answer is grown again until it no
+        longer grows (a least fixed point); an answer that leaned on another name still pending is not memoised."""
         known = self._runs.get(name)
         if known is not None:
             return known
+        so_far = self._runs_pending.get(name)
+        if so_far is not None:
+            self._runs_cuts.add(name)
+            return frozenset(so_far)
+        outer_cuts, self._runs_cuts = self._runs_cuts, set()
         found = {name}
-        pending = [name]
+        self._runs_pending[name] = found
+        try:
+            while True:
+                self._runs_cuts.discard(name)
+                before = len(found)
+                self._grow_runs(found)
+                if name not in self._runs_cuts or len(found) == before:
+                    break
+        finally:
+            del self._runs_pending[name]
+        cuts = self._runs_cuts - {name}
+        self._runs_cuts = outer_cuts | cuts
+        answer = frozenset(n for n in found if not n.endswith("()"))
+        if not cuts:
+            self._runs[name] = answer
+        return answer
+
+    def _grow_runs(self, found: Set[str]) -> None:
+        """Close ``found`` over what calling each of its names may run (:meth:`_runs_of`)."""
+        pending = list(found)
         while pending:
             current = pending.pop()
             more = set(self._callable_values.get(current, ()))
@@ -695,24 +776,35 @@ class TreeFacts:
             if current in self._class_names:
                 more |= _CONSTRUCTION
             if current.endswith("()"):
-                given = [*self.values.returns_of(current[:-2]), *self._lambda_results.get(current[:-2], ())]
+                called = current[:-2]
+                runs = {called, *(self._runs_of(called) if called else ())}
+                given = [v for n in runs for v in (*self.values.returns_of(n), *self._lambda_results.get(n, ()))]
             else:
-                given = self.values.parameter_sources(current)
+                given = [*self.values.parameter_sources(current), *self._lambda_defaults.get(current, ())]
             for value in given:
                 more |= _callable_names(value)
             more -= found
             found |= more
             pending.extend(more)
-        known = self._runs[name] = frozenset(n for n in found if not n.endswith("()"))
-        return known
+
+    def _follow_aliased_partials(self) -> None:
+        """``update = bind(sgd_update, lr)`` after ``from functools import partial as bind``: calling ``update`` runs
+        ``sgd_update`` (``Names._is_partial`` reads the qualified name), known once the walk has read the imports."""
+        for target, call in self._named_calls_assigned:
+            if self._aliases.get(call.func.id) == "partial" and call.args and not isinstance(call.args[0], ast.Starred):  # type: ignore[attr-defined]
+                self._callable_values.setdefault(target, set()).update(_callable_names(call.args[0]))
 
     @functools.cached_property
     def _callers_by_callee(self) -> Dict[str, Set[str]]:
-        """For each last name a call may run, the last names of the calls that may run it (:meth:`_may_call`)."""
+        """For each last name a call may run, the last names of the calls that may run it (:meth:`_may_call`); ""
+        for a call whose callee is a call itself (``partial(to_device, device=d)(x)``, ``mover(d)(x)``)."""
         found: Dict[str, Set[str]] = {}
         for name in self.values.called_names():
             for callee in self._may_call({name}):
                 found.setdefault(callee, set()).add(name)
+        for call in self.values.calls_named(""):
+            for callee in self._may_call(_callable_names(call.func)):
+                found.setdefault(callee, set()).add("")
         return found
 
     def _calls_that_may_run(self, function: str) -> List[Tuple[ast.Call, int]]:
@@ -750,13 +842,15 @@ class TreeFacts:
             pairs = [(alias.asname or alias.name, f"{node.module}.{alias.name}") for alias in node.names if alias.name != "*"]
         else:
             pairs = [(alias.asname, alias.name) if alias.asname else (alias.name.split(".")[0],) * 2 for alias in node.names]
-        for local, qualified in pairs:
+        for index, (local, qualified) in enumerate(pairs):
             self._imported.setdefault(local, set()).add(qualified)
+            self._imports_in_order.append((node.lineno, node.col_offset, index, local, qualified))
 
     def _comprehension_scope(self, comprehension: ast.AST) -> None:
         """A comprehension's targets are its own (TL302 follows a name to the binding that reaches it): a read of one
         inside is that target's, counted by ``range``/``enumerate`` or not; outside, the target is no binding at all."""
         counters: Set[str] = set()
+        uncounted: Set[str] = set()
         bound: Set[str] = set()
         generators = comprehension.generators  # type: ignore[attr-defined]
         for generator in generators:
@@ -766,6 +860,8 @@ class TreeFacts:
             bound.update(names)
             counter = _counter_name(generator.target, generator.iter)
             counters.update([counter] if counter else [])
+            uncounted.update(name for name in names if name != counter)
+        counters -= uncounted  # `for t in range(2) for t in rows`: the read may see the later, uncounted binding
         # all but the first iterable, which is evaluated around the comprehension
         inside = [*_children(comprehension), *(g.iter for g in generators[1:]), *(c for g in generators for c in g.ifs)]
         for node in (node for part in inside if not isinstance(part, ast.comprehension) for node in _nodes_of(part)):
@@ -799,13 +895,14 @@ class TreeFacts:
         return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in self._torch_modules
 
     def _names_code(self, func: ast.AST, line: int) -> bool:
-        """Mirror TL301's ``_names_code``: a plain name every binding of which is an import, a def or a class, one
-        of them at module level before ``line``, so that every binding a read there may see is code."""
+        """Mirror TL301's ``_names_code`` where it surely holds: a plain name every binding of which is a module-level
+        import, def or class, one of them before ``line``, so that every binding a read there may see is code (a def
+        of the name in a function would make it that function's local, which no binding may reach before it)."""
         if not isinstance(func, ast.Name):
             return False
         name = func.id
         first = self._first_module_code.get(name)
-        return first is not None and first < line and self._code_bindings.get(name) == self._bindings.get(name)
+        return first is not None and first < line and self._module_code_bindings.get(name) == self._bindings.get(name)
 
     @functools.cached_property
     def _methods_by_name(self) -> Dict[str, List[int]]:
@@ -843,6 +940,55 @@ class TreeFacts:
             return None
         owner = self._dispatching_class(caller)
         return None if owner is None else _the_method(owner, func.attr)
+
+
+def _bound_from(statement: ast.AST) -> int:
+    """The line from which a module-level import, def or class binds its name: a class once its body has run, a def
+    once its header (defaults, decorators' calls) has been evaluated, an import at once."""
+    if isinstance(statement, ast.ClassDef):
+        return statement.end_lineno or statement.lineno
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return statement.body[0].lineno
+    return statement.lineno  # type: ignore[attr-defined]
+
+
+def _class_body_targets(statement: ast.AST) -> Iterator[str]:
+    """The names a ``for``, ``with`` or walrus binds (in a class body: attributes ``self.x`` may read)."""
+    if isinstance(statement, (ast.For, ast.AsyncFor)):
+        yield from target_names(statement.target)
+    elif isinstance(statement, (ast.With, ast.AsyncWith)):
+        for item in statement.items:
+            yield from target_names(item.optional_vars) if item.optional_vars is not None else ()
+    elif isinstance(statement, ast.NamedExpr):
+        yield from target_names(statement.target)
+
+
+def _appended_element(call: ast.Call) -> Optional[ast.AST]:
+    """What ``xs.append(...)`` appends as TL401's ``visit_Call`` reads it (LibCST's one argument, a keyword too:
+    ``history.append(object=loss)``), wider (one positional argument beside keywords); None for ``**kw``."""
+    if len(call.args) == 1:
+        return call.args[0]
+    if not call.args and len(call.keywords) == 1 and call.keywords[0].arg is not None:
+        return call.keywords[0].value
+    return None
+
+
+def _single_index(index: ast.AST) -> Optional[ast.AST]:
+    """Mirror TL302's ``_single_index``, wider: the index of ``xs[i]``, also written ``xs[i,]`` (one element and a
+    trailing comma, which LibCST reads as one element); a tuple of several as a whole (``xs[(i, j)]`` is one element
+    to LibCST, ``xs[i, j]`` two: CPython's tree tells them apart no more); None for a slice."""
+    if isinstance(index, ast.Tuple) and len(index.elts) == 1 and not isinstance(index.elts[0], ast.Starred):
+        return index.elts[0]
+    return None if isinstance(index, ast.Slice) else index
+
+
+def _import_aliases(imports: List[Tuple[int, int, int, str, str]]) -> Dict[str, str]:
+    """Mirror ``ImportTable``: each name an import binds, in source order, the later binding winning (``try: from
+    fast import mse as lossf`` / ``except ImportError: from torch.nn.functional import mse_loss as lossf``); of them,
+    the names bound under another name, by the last part of what they name (``lossf`` -> ``mse_loss``, ``F`` ->
+    ``functional``). The walk meets a module's imports last: this is read once it is done."""
+    bound = {local: qualified.rsplit(".", 1)[-1] for *_, local, qualified in sorted(imports)}
+    return {local: original for local, original in bound.items() if local != original}
 
 
 def _step(call: ast.Call) -> _Step:

@@ -1,0 +1,16 @@
+# TL401 edge of CASTS: a torch function imported under a cast's name is no cast; given a graph it returns one
+import torch
+from torch import nn
+from torch import abs as float
+
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+loader = [(torch.randn(8, 4), torch.randn(8, 1)) for _ in range(10)]
+
+total = 0.0
+for x, y in loader:
+    loss = ((model(x) - y) ** 2).mean()
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    total += float(loss)
