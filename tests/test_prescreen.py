@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from trainlint.engine import RuleSettings, lint_source, plan_parse
-from trainlint.prescreen import Features, screened_codes
+from trainlint.prescreen import Features, names_as_written, screened_codes
 from trainlint.registry import ALL_CODES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -699,3 +699,11 @@ def test_a_helper_swapping_its_locals_is_followed_without_end() -> None:
     )
     assert screened_codes(ast.parse(code), ["TL302"]) == []  # the unpacked values are followed around the swap, to ints
     assert _findings(code, "t.py", screen=True) == _findings(code, "t.py", screen=False) == ([], [])
+
+
+def test_only_identifiers_that_nfkc_folds_turn_the_screen_off() -> None:
+    """CPython's tree folds ``ｋｅｐｔ`` to ``kept`` and LibCST does not: such a text is not screened, but such
+    words in strings and comments (a prompt, a docstring's ``x²``) change no name."""
+    assert names_as_written('prompt = "ｋｅｐｔ x² ﬁne"  # ｋｅｐｔ\n"""x²"""\n')
+    assert not names_as_written("ｋｅｐｔ = []\n")
+    assert not names_as_written('label = f"{ｋｅｐｔ}"\n')  # an f-string's fields are code

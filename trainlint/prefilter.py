@@ -59,6 +59,20 @@ def code_text(text: str) -> str:
     return "".join(pieces)
 
 
+def identifier_text(text: str) -> str:
+    """``text`` without its comments and strings (f-strings kept: their fields are code), where its identifiers are."""
+    pieces: List[str] = []
+    kept_from = 0
+    for match in _STRING_OR_COMMENT.finditer(text):
+        start = match.start()
+        if text[start] != "#" and "f" in text[max(0, start - 2) : start].lower():
+            continue  # an f-string's prefix (`f"`, `rf'`)
+        pieces.append(text[kept_from:start])
+        kept_from = match.end()
+    pieces.append(text[kept_from:])
+    return " ".join(pieces)
+
+
 def triggered_codes(text: str, codes: FrozenSet[str]) -> List[str]:
     """The selected rules whose trigger text occurs in the code: the only ones worth running."""
     found = _triggered(text, codes)

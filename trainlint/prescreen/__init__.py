@@ -46,12 +46,14 @@ class Features(StepMemoryQuestions, EvaluationQuestions, DeviceQuestions, Loader
 def names_as_written(text: str) -> bool:
     """Whether CPython's tree names everything as the text spells it. Its parser folds identifiers by NFKC
     (``ｋｅｐｔ`` is ``kept``), LibCST does not, so two names a rule tells apart could be one to the screen: a text
-    with a word whose NFKC form differs (in strings and comments too: wider) is not screened."""
+    with a word outside strings and comments whose NFKC form differs (an f-string's too: wider) is not screened."""
     if text.isascii():
         return True
     import unicodedata
 
-    return all(unicodedata.normalize("NFKC", word) == word for word in _NON_ASCII_WORD.findall(text))
+    from trainlint.prefilter import identifier_text
+
+    return all(unicodedata.normalize("NFKC", word) == word for word in _NON_ASCII_WORD.findall(identifier_text(text)))
 
 
 def screened_codes(tree: ast.AST, codes: Sequence[str], path: str = "") -> List[str]:
