@@ -706,4 +706,5 @@ def test_only_identifiers_that_nfkc_folds_turn_the_screen_off() -> None:
     words in strings and comments (a prompt, a docstring's ``x²``) change no name."""
     assert names_as_written('prompt = "ｋｅｐｔ x² ﬁne"  # ｋｅｐｔ\n"""x²"""\n')
     assert not names_as_written("ｋｅｐｔ = []\n")
-    assert not names_as_written('label = f"{ｋｅｐｔ}"\n')  # an f-string's fields are code
+    assert names_as_written('label = f"输入：{count} …"\n')  # an f-string's literal text changes no name
+    assert not names_as_written('label = f"{ｋｅｐｔ}"\n')  # its fields are code

@@ -60,17 +60,38 @@ def code_text(text: str) -> str:
 
 
 def identifier_text(text: str) -> str:
-    """``text`` without its comments and strings (f-strings kept: their fields are code), where its identifiers are."""
+    """``text`` without its comments and strings, but an f-string's replacement fields (code), where its identifiers
+    are."""
     pieces: List[str] = []
     kept_from = 0
     for match in _STRING_OR_COMMENT.finditer(text):
         start = match.start()
-        if text[start] != "#" and "f" in text[max(0, start - 2) : start].lower():
-            continue  # an f-string's prefix (`f"`, `rf'`)
         pieces.append(text[kept_from:start])
+        if text[start] != "#" and "f" in text[max(0, start - 2) : start].lower():  # `f"`, `rf'`
+            pieces.append(_replacement_fields(match.group()))
         kept_from = match.end()
     pieces.append(text[kept_from:])
     return " ".join(pieces)
+
+
+def _replacement_fields(literal: str) -> str:
+    """What an f-string's braces hold (``{x!r:>{width}}``), without its literal text and ``{{``/``}}`` escapes."""
+    fields: List[str] = []
+    depth = 0
+    index = 0
+    while index < len(literal):
+        char = literal[index]
+        if depth == 0 and char in "{}" and literal[index + 1 : index + 2] == char:
+            index += 2
+            continue
+        if char == "{":
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+        elif depth:
+            fields.append(char)
+        index += 1
+    return "".join(fields)
 
 
 def triggered_codes(text: str, codes: FrozenSet[str]) -> List[str]:

@@ -22,7 +22,6 @@ The package, by question: ``walk`` gathers the facts in one walk of the tree (``
 from __future__ import annotations
 
 import ast
-import re
 from typing import List, Sequence
 
 from trainlint.prescreen.batches import BatchQuestions
@@ -34,7 +33,6 @@ from trainlint.registry import ENTRIES_BY_CODE
 
 __all__ = ["Features", "names_as_written", "screened_codes"]
 
-_NON_ASCII_WORD = re.compile(r"\w*[^\W\x00-\x7f]\w*")
 
 
 class Features(StepMemoryQuestions, EvaluationQuestions, DeviceQuestions, LoaderQuestions, BatchQuestions):
@@ -51,9 +49,12 @@ def names_as_written(text: str) -> bool:
         return True
     import unicodedata
 
+    if unicodedata.is_normalized("NFKC", text):
+        return True
     from trainlint.prefilter import identifier_text
 
-    return all(unicodedata.normalize("NFKC", word) == word for word in _NON_ASCII_WORD.findall(identifier_text(text)))
+    # what CPython compiled holds nothing but ASCII outside strings and comments except identifiers (and f-strings)
+    return unicodedata.is_normalized("NFKC", identifier_text(text))
 
 
 def screened_codes(tree: ast.AST, codes: Sequence[str], path: str = "") -> List[str]:

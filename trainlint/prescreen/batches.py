@@ -9,8 +9,8 @@ import functools
 import re
 from typing import Dict, List, Optional
 
-from trainlint.prescreen.nodes import _argument_values, _callable_names, _header_parts, _keyword_value
-from trainlint.prescreen.traversal import _children
+from trainlint.prescreen.nodes import _argument_values, _callable_names, _keyword_value
+from trainlint.prescreen.traversal import _children, _header_parts
 from trainlint.prescreen.values import MODULE, last_name, root_name
 from trainlint.prescreen.walk import (
     _FLOAT_CASTS,

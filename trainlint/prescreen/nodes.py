@@ -200,18 +200,6 @@ def _the_method(owner: ast.ClassDef, name: str) -> Optional[ast.AST]:
     return methods[0] if len(methods) == 1 else None
 
 
-def _header_parts(definition: ast.AST) -> List[ast.AST]:
-    """What Python evaluates of a def or class in the scope around it: a def's decorators, defaults and annotations,
-    a class's decorators, bases and keywords."""
-    if isinstance(definition, ast.ClassDef):
-        return [*definition.decorator_list, *definition.bases, *(k.value for k in definition.keywords)]
-    arguments = definition.args  # type: ignore[attr-defined]
-    every = [*arguments.posonlyargs, *arguments.args, arguments.vararg, *arguments.kwonlyargs, arguments.kwarg]
-    parts = [*definition.decorator_list, *arguments.defaults, *arguments.kw_defaults, definition.returns]  # type: ignore[attr-defined]
-    parts += [argument.annotation for argument in every if argument is not None]
-    return [part for part in parts if part is not None]
-
-
 def _is_dotted(node: ast.AST) -> bool:
     while isinstance(node, ast.Attribute):
         node = node.value

@@ -49,3 +49,15 @@ def _calls_below(node: ast.AST, *, into_functions: bool = True) -> List[ast.Call
         if into_functions or current is node or not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)):
             pending.extend(_children(current))
     return found
+
+
+def _header_parts(definition: ast.AST) -> List[ast.AST]:
+    """What Python evaluates of a def or class in the scope around it: a def's decorators, defaults and annotations,
+    a class's decorators, bases and keywords."""
+    if isinstance(definition, ast.ClassDef):
+        return [*definition.decorator_list, *definition.bases, *(k.value for k in definition.keywords)]
+    arguments = definition.args  # type: ignore[attr-defined]
+    every = [*arguments.posonlyargs, *arguments.args, arguments.vararg, *arguments.kwonlyargs, arguments.kwarg]
+    parts = [*definition.decorator_list, *arguments.defaults, *arguments.kw_defaults, definition.returns]  # type: ignore[attr-defined]
+    parts += [argument.annotation for argument in every if argument is not None]
+    return [part for part in parts if part is not None]

@@ -38,7 +38,7 @@ from typing import (
     Tuple,
 )
 
-from trainlint.prescreen.traversal import _nodes_of
+from trainlint.prescreen.traversal import _children, _header_parts
 from trainlint.step_words import (
     BACKWARD_OWNERS,
     CASTS,
@@ -444,19 +444,25 @@ class ModuleValues:
 
     @functools.cached_property
     def _bound_in_scopes_of_their_own(self) -> Set[_Key]:
-        """Every name stored, defined, imported or taken as a parameter anywhere under those nodes (wider: nested
-        functions' too), by the scope around them; listed only when first asked."""
+        """Every name stored, defined, imported or taken as a parameter in those nodes' own code, by the scope around
+        them: a class body's statements, its members' names and headers, not their bodies (scopes the walk keeps
+        apart: reading them made this a walk of the whole module for a module of classes); listed when first asked."""
         found: Set[_Key] = set()
         for node, scope in self._scopes_of_their_own:
-            for inner in _nodes_of(node):
+            pending = [node]
+            while pending:
+                inner = pending.pop()
                 if isinstance(inner, ast.Name) and type(inner.ctx) is not ast.Load:
                     found.add((scope, inner.id))
                 elif isinstance(inner, ast.arg):
                     found.add((scope, inner.arg))
                 elif isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and inner is not node:
                     found.add((scope, inner.name))
+                    pending.extend(_header_parts(inner))  # its body is a scope the walk keeps apart (a nested class's
+                    continue  # is an entry of its own)
                 elif isinstance(inner, ast.alias):
                     found.add((scope, (inner.asname or inner.name).split(".")[0]))
+                pending.extend(_children(inner))
         return found
 
     def may_carry_graph(self, value: ast.AST, scope: int) -> bool:

@@ -21,7 +21,6 @@ from trainlint.prescreen.nodes import (
     _class_scope,
     _counter_name,
     _dotted,
-    _header_parts,
     _history_shape,
     _history_targets,
     _in_body,
@@ -42,7 +41,7 @@ from trainlint.prescreen.nodes import (
     _sniff_shaped,
     _the_method,
 )
-from trainlint.prescreen.traversal import _calls_below, _children, _nodes_of
+from trainlint.prescreen.traversal import _calls_below, _children, _header_parts, _nodes_of
 from trainlint.prescreen.values import MODULE, ModuleValues, defaulted, last_name, target_names
 from trainlint.step_words import (
     BACKWARD_METHODS,
