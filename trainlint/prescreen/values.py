@@ -149,6 +149,7 @@ class ModuleValues:
         self._returns: Dict[int, List[ast.AST]] = {}  # function id -> its returned and yielded values
         self._contexts: Dict[_Key, List[_Valued]] = {}  # `with v as name`: the context managers
         self._defaults: Dict[_Key, List[_Valued]] = {}  # a parameter's default values (evaluated around its def)
+        self._lambda_parameters: Dict[str, List[_Key]] = {}  # a lambda's parameters with a default, by name
         self._functions: Dict[str, List[int]] = {}  # def name -> function ids
         self._methods: List[bool] = []  # function id -> a method (`Names.method_kind`: a class's scope, its `if`/`try` too)
         # function id -> directly in a class body (`graph_values._is_method`: how `_callees` picks `f()`'s and `x.f()`'s)
@@ -212,6 +213,7 @@ class ModuleValues:
         ``Names.bound_value`` gives a parameter the lambda is called without (``lambda batch, data=np.load(p): ...``)."""
         for name, default in defaulted(arguments):
             self._defaults.setdefault((scope, name), []).append((default, scope))
+            self._lambda_parameters.setdefault(name, []).append((scope, name))
 
     def record_context(self, name: str, manager: ast.AST, scope: int) -> None:
         """``with manager as name``: bound, holding what the manager's ``__enter__`` gives (TL103 reads it as the manager)."""
@@ -588,8 +590,9 @@ class ModuleValues:
 
     def parameter_sources(self, name: str) -> List[ast.AST]:
         """What the parameters called ``name`` may be given: their defaults, and what the module's calls of their
-        functions pass for them (:meth:`passed`)."""
-        return [value for key in self._parameters_by_name.get(name, ()) for value, _ in self.given(key)]
+        functions pass for them (:meth:`passed`); a lambda's defaults too (``lambda ctx=autocast: ctx(...)``)."""
+        given = [value for key in self._parameters_by_name.get(name, ()) for value, _ in self.given(key)]
+        return given + [value for key in self._lambda_parameters.get(name, ()) for value, _ in self._defaults.get(key, ())]
 
     def given(self, key: _Key, unpacked: bool = True) -> Iterator[_Valued]:
         """What a parameter may be given, as ``Names.argument_for`` finds it: what the module's calls of its function

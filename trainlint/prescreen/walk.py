@@ -42,7 +42,7 @@ from trainlint.prescreen.nodes import (
     _the_method,
 )
 from trainlint.prescreen.traversal import _calls_below, _children, _header_parts, _nodes_of
-from trainlint.prescreen.values import MODULE, ModuleValues, defaulted, last_name, target_names
+from trainlint.prescreen.values import MODULE, ModuleValues, last_name, target_names
 from trainlint.step_words import (
     BACKWARD_METHODS,
     CUDA_ONLY_LIBRARIES,
@@ -149,6 +149,8 @@ class TreeFacts:
         self._tree = tree
         self._walk(tree)
         self._aliases = _import_aliases(self._imports_in_order)
+        for *_, local, qualified in self._imports_in_order:  # what each name may stand for, every import kept
+            self._imported.setdefault(local, set()).add(qualified)
         self.values.record_aliases(self._aliases)
         self._follow_import_aliases()
         self._follow_aliased_partials()
@@ -240,7 +242,6 @@ class TreeFacts:
         self._runs_pending: Dict[str, Set[str]] = {}  # what `_runs_of` has found so far of the names it is following
         self._runs_cuts: Set[str] = set()  # pending names met again: answers that depend on them are not memoised
         self._lambda_results: Dict[str, List[ast.AST]] = {}  # `make = lambda: sgd_step`: what calling `make` returns
-        self._lambda_defaults: Dict[str, List[ast.AST]] = {}  # `lambda ctx=autocast: ctx(...)`: a parameter's defaults
         self._named_calls_assigned: List[Tuple[str, ast.Call]] = []  # `update = bind(sgd, lr)`: target, call of a name
         self._lambdas: List[ast.AST] = []  # every lambda: its own scope to the analyses, not its function's
         self._loop_steps: Dict[ast.AST, Set[_Step]] = {}  # loop -> its `.step(...)` calls
@@ -381,8 +382,6 @@ class TreeFacts:
                 for argument in _nodes_of(node.args):  # type: ignore[attr-defined]
                     if isinstance(argument, ast.arg):
                         self.values.record_opaque(argument.arg, around)
-                for argument, default in defaulted(node.args):  # type: ignore[attr-defined]
-                    self._lambda_defaults.setdefault(argument, []).append(default)
                 self.values.record_lambda_defaults(node.args, around)  # type: ignore[attr-defined]
                 stack.extend((child, functions, loops, 0, False) for child in _children(node))
                 continue
@@ -779,7 +778,7 @@ class TreeFacts:
                 runs = {called, *(self._runs_of(called) if called else ())}
                 given = [v for n in runs for v in (*self.values.returns_of(n), *self._lambda_results.get(n, ()))]
             else:
-                given = [*self.values.parameter_sources(current), *self._lambda_defaults.get(current, ())]
+                given = self.values.parameter_sources(current)
             for value in given:
                 more |= _callable_names(value)
             more -= found
@@ -841,9 +840,7 @@ class TreeFacts:
             pairs = [(alias.asname or alias.name, f"{node.module}.{alias.name}") for alias in node.names if alias.name != "*"]
         else:
             pairs = [(alias.asname, alias.name) if alias.asname else (alias.name.split(".")[0],) * 2 for alias in node.names]
-        for index, (local, qualified) in enumerate(pairs):
-            self._imported.setdefault(local, set()).add(qualified)
-            self._imports_in_order.append((node.lineno, node.col_offset, index, local, qualified))
+        self._imports_in_order.extend((node.lineno, node.col_offset, index, *pair) for index, pair in enumerate(pairs))
 
     def _comprehension_scope(self, comprehension: ast.AST) -> None:
         """A comprehension's targets are its own (TL302 follows a name to the binding that reaches it): a read of one
