@@ -36,7 +36,8 @@ class RuleEntry(NamedTuple):
 
 # Code that runs once per training step, as trainlint.analysis.steps sees it:
 # a `.backward(`, a step hook's definition (`def training_step(`,
-# `def on_train_batch_end(`, not `def prepare_extra_step_kwargs(`), or an
+# `def on_train_batch_end(`, not `def prepare_extra_step_kwargs(`; not a bare `def step(`, a hook only in a module
+# that trains, `GENERIC_HOOK_NAMES`: a diffusion scheduler's), or an
 # optimizer's or scaler's `.step(`. A bare `step(` would also match every diffusion pipeline's `scheduler.step(` and
 # have half of a diffusers checkout parsed for nothing.
 # (Its first letter is a character class: a case-insensitive group at the start of a pattern makes the regular
@@ -44,10 +45,18 @@ class RuleEntry(NamedTuple):
 # One alternation would cost the engine its fast scan for a first letter or a literal prefix (every branch of it
 # must start with a literal), so the three are alternatives of a trigger part, each with a literal or class first:
 # `def(?<!\wdef)` is `\bdef` with the literal first.
-_OPTIMIZER_STEP = r"[oOsS\u017f](?i:pt|caler)\w*\s*\.\s*step\s*\("
+# Between tokens Python allows a line continuation too (`optimizer \` then `.step()` on the next line): `_GAP`.
+# An optimizer may be an item of a container named like one (`self.optimizers[0].step()`, `opts["g"].step()`: the
+# analyses' `optimizer_name_match`), and a step hook may take type parameters (`def train_step[T](`, Python 3.12).
+_GAP = r"[\s\\]*"
+_BRACKETS = r"\[[^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*\]"  # `[...]`, one level of brackets inside, across lines
+_OPTIMIZER_STEP = rf"[oOsS\u017f](?i:pt|caler)\w*(?:{_GAP}{_BRACKETS})?{_GAP}\.{_GAP}step{_GAP}\("
 _PER_STEP_CODE = (
     "backward",
-    re.compile(r"def(?<!\wdef)\s+(?:\w*step(?:_(?:end|begin|start))?|on_\w*batch\w*)\s*\("),
+    re.compile(
+        rf"def(?<!\wdef)[\s\\]+(?:\w+_step(?:_(?:end|begin|start))?|step_(?:end|begin|start)|on_\w*batch\w*)"
+        rf"{_GAP}(?:{_BRACKETS}{_GAP})?\("
+    ),
     re.compile(_OPTIMIZER_STEP),
 )
 
@@ -68,31 +77,53 @@ def _led_by_a_letter_class(words: str, word_start: bool = False) -> str:
 _HELD_OUT_LOADER = (
     re.compile(rf"{_led_by_a_letter_class(HELD_OUT_SPLITS, word_start=True)}(?i:_?(?:{SPLIT_LOADER_SUFFIXES})s?\b)"),
     re.compile(rf"{_led_by_a_letter_class(SPLIT_LOADER_PREFIXES)}(?i:_?(?:{HELD_OUT_SPLITS})\b)"),
-    re.compile(rf"\[\s*[\"'](?i:{HELD_OUT_SPLITS})[\"']\s*\]"),
+    re.compile(rf"\[[\s(]*[rRuU]?[\"'](?i:{HELD_OUT_SPLITS})[\"'][\s)]*\]"),  # `loaders["val"]`, `loaders[r"val"]`
+)
+# A model put in eval mode as trainlint.analysis.steps' `_mode_set` reads it: `m.eval()`, `m.train(False)` and its
+# first argument by any keyword (`m.train(mode=False)`), spaced as Python allows.
+_EVAL_MODE = (
+    re.compile(rf"eval{_GAP}\("),
+    re.compile(rf"train{_GAP}\([\s\\(]*(?:\w+{_GAP}={_GAP}[(]*)?False"),
 )
 
 
-# A file read whole into memory (TL103): NumPy, torch, pandas, h5py. A bare "load(" would also match
-# json.load and yaml.safe_load: 348 of diffusers' 2,089 files against 68 with this pattern.
-# Substrings, not one regular expression: a tenth of its cost (0.04 s against 0.42 s over pytorch-image-models).
-_WHOLE_FILE_READ = ("np.load(", "numpy.load(", "torch.load(", "loadtxt", "genfromtxt", "fromfile", "h5py") + tuple(
-    f"read_{kind}(" for kind in ("csv", "parquet", "feather", "pickle", "excel", "json", "table", "hdf")
+# A file read whole into memory (TL103): NumPy, torch, pandas, h5py, by the qualified names the rule resolves: also
+# through a module alias other than `np` (`import torch as th`: `th.load(`) and an import of the reader itself
+# (`from numpy import load`). A bare "load(" would also match json.load and yaml.safe_load: 348 of diffusers' 2,089
+# files against 68 with this pattern.
+# Substrings where they can be: a tenth of one regular expression's cost (0.04 s against 0.42 s over
+# pytorch-image-models).
+_WHOLE_FILE_READ = (
+    "np.load", "numpy.load", "torch.load", "loadtxt", "genfromtxt", "fromfile", "h5py",
+    *(f"read_{kind}" for kind in ("csv", "parquet", "feather", "pickle", "excel", "json", "table", "hdf")),
+    re.compile(rf"numpy[\s\\]+as[\s\\]+(?!np\b)"),
+    re.compile(rf"torch[\s\\]+as[\s\\]+(?!torch\b)"),
+    re.compile(r"import[^;)\n]*?load(?!\w)"),
+    re.compile(r"import[\s\\]*\([^)]*?load(?!\w)"),
+)  # fmt: skip
+# A move (TL103): `.to(`, `.cuda(`, a factory's `device=`, a CUDA tensor type called directly or through an alias
+# (``Tensor = torch.cuda.FloatTensor if cuda else ...``, ``import torch.cuda as tc``), or a tf.data pipeline or fit.
+_MOVE = (
+    re.compile(rf"\.to{_GAP}\("),
+    re.compile(rf"\.cuda{_GAP}\("),
+    re.compile(rf"device{_GAP}="),
+    re.compile(rf"cuda{_GAP}\.{_GAP}[A-Z][a-z]*Tensor\b"),
+    re.compile(r"cuda[\s\\]+as\b"),
+    "from_tensor",
+    re.compile(rf"\.fit{_GAP}\("),
 )
-# A CUDA tensor type (TL103), called directly or through an alias: ``Tensor = torch.cuda.FloatTensor if cuda else ...``.
-_CUDA_TENSOR_TYPE = re.compile(r"cuda\.[A-Z][a-z]*Tensor\b")
-# A tensor created as floating point (TL302): float tensor types, ``torch.Tensor(``, ``from_numpy``,
-# a float cast, or a float dtype given to a factory or ``.to(``.
-# Alternatives, each a substring or a pattern led by a literal (`Tensor(?<!\wTensor)\(` is `\bTensor\(`): the one
-# pattern they replace, whose branches start with a class or `\b`, made the engine try every position of every text
-# (over diffusers' 2,089 files: 1.8 s against 0.27 s, the same answers; tests/test_triggers.py checks them equal).
+# A tensor created as floating point (TL302), in the words the rule's float makers and dtypes are spelled with
+# (`FLOAT_DTYPES`: `torch.float32`, `FloatTensor`, `.half()`, `dtype="float32"`, `.astype(np.float64)`, `torch.single`),
+# a reader of floats (`from_numpy`, `np.loadtxt`), or a maker of float32 called or imported under another name
+# (`torch.Tensor(`, `torch.zeros (n)`, `Tensor as T`). Words, not the calls around them: a dtype can stand anywhere
+# in a call (`.to(next(model.parameters()).device, torch.float32)`), and the index use before it is the rare part.
+# Each pattern leads with its literal (`Tensor(?<!\wTensor)` is `\bTensor`), which keeps the engine's fast scan.
 _FLOAT_TENSOR = (
-    *(f"{kind}Tensor" for kind in ("Float", "Double", "Half", "BFloat16")),
+    "float", "Float", "double", "Double", "half", "Half", "single",
     "from_numpy",
-    *(f".{cast}()" for cast in ("float", "double", "half", "bfloat16")),
-    *(re.compile(rf"{word}(?<!\w{word})\(") for word in ("Tensor", "zeros", "ones", "empty")),
-    re.compile(r"dtype\s*=\s*[\w.]*(?:float|double|half)"),
-    re.compile(r"\.to\([^)]*(?:float|double|half)"),
-    re.compile(r"\.type\([^)]*(?:float|double|half)"),
+    "loadtxt",
+    "genfromtxt",
+    *(re.compile(rf"{word}(?<!\w{word}){_GAP}(?:\(|as\b)") for word in ("Tensor", "zeros", "ones", "empty")),
 )
 # ...and a place that takes indices: an embedding (`nn.Embedding`, `EmbeddingBag`, `F.embedding`, or an import of
 # one: the word itself, not `time_embedding` or `TimestepEmbedding`), `input_ids`/`labels` as a keyword or a string
@@ -115,17 +146,20 @@ _INDEX_USE = (
 
 
 RULES: Tuple[RuleEntry, ...] = (
+    # A DataLoader: not also "pin_memory", which a loader's eighth positional argument is without the word (nor
+    # "num_workers" for TL102, its sixth); the conditions read both ways.
     # as code: a DataLoader whose data set or collate function may hold a move to an accelerator (through names,
-    # attributes, calls, returns, parameters; a class or def with a move anywhere in it holds it)
+    # attributes, calls, returns, parameters; a class or def with a move anywhere in it holds it), and a pinning
+    # switch given (`pin_memory=`, a "pin_memory" key, eight positional arguments)
     RuleEntry(
         "TL101", "pin-memory-device-tensors", "loaders.tl101_pin_memory_device_tensors", "PinMemoryDeviceTensors",
-        (("pin_memory", "DataLoader"),), lambda module: module.loads_moved_data,
+        ("DataLoader",), lambda module: module.may_pin_a_loader and module.loads_moved_data,
     ),
     RuleEntry(
         "TL102", "device-dataset-in-workers", "loaders.tl102_device_dataset_in_workers", "DeviceDatasetInWorkers",
         # as code: TL101's loader, and workers not provably absent (`num_workers=` other than 0, a
         # "num_workers" option key, six positional arguments)
-        (("num_workers", "DataLoader"),), lambda module: module.may_fork_workers and module.loads_moved_data,
+        ("DataLoader",), lambda module: module.may_fork_workers and module.loads_moved_data,
     ),
     RuleEntry(
         "TL103",
@@ -134,7 +168,7 @@ RULES: Tuple[RuleEntry, ...] = (
         "DatasetOnAccelerator",
         # a whole-file read (NumPy, torch, pandas, h5py) and a move to a device or a CUDA tensor
         # type (PyTorch), or a tf.data pipeline or Keras fit built from the arrays (TensorFlow)
-        ((_WHOLE_FILE_READ, (".to(", ".cuda(", "device=", _CUDA_TENSOR_TYPE, "from_tensor", ".fit(")),),
+        ((_WHOLE_FILE_READ, _MOVE),),
         # as code: a reader called, and a move outside loops and per-item code of a value that may hold what it read
         # (through names, returns, `with` managers, defaults) then cut into batches (a DataLoader that may hold a move,
         # or a name bound to the move sliced in a loop or split), or a tf.data pipeline or fit
@@ -142,9 +176,9 @@ RULES: Tuple[RuleEntry, ...] = (
         and ((module.moves_a_read_value and module.batches_a_moved_read) or module.builds_tf_pipeline),
     ),
     RuleEntry(
-        "TL104", "pin-memory-without-cuda", "loaders.tl104_pin_memory_without_cuda", "PinMemoryWithoutCuda", ("pin_memory",),
+        "TL104", "pin-memory-without-cuda", "loaders.tl104_pin_memory_without_cuda", "PinMemoryWithoutCuda", ("pin_memory", "DataLoader"),
         # as code: a tensor pinned (`.pin_memory()` outside a `def pin_memory`, `torch.<factory>(..., pin_memory=True)`,
-        # `from torch import empty`'s), or a loader's pinning
+        # `from torch import empty`'s), or a loader's pinning (the trigger's "DataLoader": its eighth positional argument)
         # (a "pin_memory" key of a dict display or item assignment, `pin_memory=` given to a DataLoader, `partial`,
         # `dict`, a dict's `update`, a function or class here that may
         # forward `**kwargs`; not `wds.WebLoader`) in a module that may select the CPU or MPS (a "cpu"/"mps" literal,
@@ -159,10 +193,11 @@ RULES: Tuple[RuleEntry, ...] = (
         # or has a source of devices: a device variable, parameter, option, keyword or helper, a launcher)
         lambda module: module.amp_may_be_cuda_only,
     ),
-    # A device type decided by a string test: both literals occur in `"cuda" if ... else "cpu"`;
-    # as code, a conditional expression or an `if` statement (TL202's statement forms), and an autocast called
+    # A device type decided by a string test where an autocast is called: as text, the autocast (the two literals
+    # may be spelled in parts or escapes, `"c" "pu"`, which the rule reads by value); as code, a conditional
+    # expression or an `if` statement (TL202's statement forms), and an autocast called
     RuleEntry(
-        "TL202", "device-type-sniffing", "amp.tl202_device_type_sniffing", "DeviceTypeSniffing", (("cuda", "cpu", "autocast"),),
+        "TL202", "device-type-sniffing", "amp.tl202_device_type_sniffing", "DeviceTypeSniffing", ("autocast",),
         # as code: `"cuda" if c else "cpu"` or an `if` branch binding one of them (or a CPU autocast), and an autocast
         # given a device type
         lambda module: module.sniffs_device_type,
@@ -197,7 +232,9 @@ RULES: Tuple[RuleEntry, ...] = (
         "undetached-loss-accumulation",
         "step_memory.tl401_undetached_loss_accumulation",
         "UndetachedLossAccumulation",
-        ("backward", "training_step"),
+        # (code that runs per step: a backward, a step hook's def, an optimizer's step; a hook may sum losses whose
+        # backward runs in a base class elsewhere, a loop may train by `torch.autograd.grad` and a step)
+        ((_PER_STEP_CODE,),),
         # a sum, append or store in per-step code (a training loop, a step hook, what they call) of a value that may
         # carry a graph: not `.item()`, `float(...)`, `x.size(0)`, nor a name every binding of which is such a value;
         # kept in an attribute, a global, or a local bound before a training loop of its own function (a local of a
@@ -211,7 +248,15 @@ RULES: Tuple[RuleEntry, ...] = (
         "step_memory.tl402_unbounded_step_history",
         "UnboundedStepHistory",
         # an append, a list, and something that runs per step (a training loop or a step hook)
-        ((".append(", ("[]", "list(", "(list)"), _PER_STEP_CODE),),
+        # (grown by `append`/`extend` or their `left` forms; a list is `[]` or `list()`, or a dict of them, or a
+        # `defaultdict(list)`; spaced as Python allows)
+        (
+            (
+                tuple(re.compile(rf"{method}\w*{_GAP}\(") for method in ("append", "extend")),
+                ("[]", re.compile(r"\[[\s\\]+\]"), "list(", re.compile(rf"list[\s\\]+\("), "defaultdict"),
+                _PER_STEP_CODE,
+            ),
+        ),
         # as code: in per-step code, an append to `self.x` made a list (or a dict of lists) in an `__init__`,
         # or to a name inside two loops of its function that its function (or the module) binds once, to a list
         lambda module: module.grows_history_per_step,
@@ -231,7 +276,7 @@ RULES: Tuple[RuleEntry, ...] = (
     # a model put in eval mode, or a loop over a held-out loader (trainlint.analysis.steps.EvaluationLoops)
     RuleEntry(
         "TL404", "eval-without-no-grad", "step_memory.tl404_eval_without_no_grad", "EvalWithoutNoGrad",
-        (".eval(", ".train(False", (_HELD_OUT_LOADER,)),
+        ((_EVAL_MODE + _HELD_OUT_LOADER,),),
         # as code: a loop or comprehension outside a `test_*` function, over a held-out loader, or around or
         # after (in its function) a `.eval()`/`.train(False)`; not under a `with` or in a function decorated like
         # `no_grad`/`inference_mode` (in the loop's own function), nor in a hook Lightning runs without grad
@@ -241,7 +286,7 @@ RULES: Tuple[RuleEntry, ...] = (
     # or any `.step(` in a module that builds a `torch.optim` optimizer (`adam = optim.Adam(...)`)
     RuleEntry(
         "TL405", "missing-zero-grad", "step_memory.tl405_missing_zero_grad", "MissingZeroGrad",
-        (("backward", re.compile(_OPTIMIZER_STEP)), ("backward", "optim", re.compile(r"\.\s*step\s*\("))),
+        (("backward", re.compile(_OPTIMIZER_STEP)), ("backward", "optim", re.compile(rf"\.{_GAP}step{_GAP}\("))),
         # as code: a loop that runs a backward and steps an optimizer (named like one, a scaler's argument, or built
         # by `torch.optim`; a scheduler is none), itself or through functions it calls, unless it steps one only
         # and a `zero_grad()` runs in its body or in a module-level function it calls by name, or every optimizer it

@@ -316,6 +316,17 @@ def test_loop_carried_bindings_reach_the_top_of_the_loop():
     assert reached(facts, names, "x", 1) == ["x = 0", "x = i"]
 
 
+@pytest.mark.parametrize("exit", ["return", "raise SystemExit", "x = 2; return"])
+def test_code_after_an_exit_reads_the_bindings_before_it(exit: str):
+    """Dead code after a debugging `return` is read as if it ran (as the pre-screen reads every statement): its
+    names see the bindings before the exit, not none. An exit still ends what reaches past its block."""
+    facts, names = model(f"def f(self, x=0):\n    x = 1\n    {exit}\n    print(x, self)\n")
+    assert reached(facts, names, "x") == (["x = 2;"] if "x = 2" in exit else ["x = 1"])
+    assert reached(facts, names, "self") == ["param self"]
+    facts, names = model("def f(c):\n    x = 0\n    if c:\n        x = 1\n        return\n    print(x)\n")
+    assert reached(facts, names, "x") == ["x = 0"]
+
+
 def test_while_loop_test_sees_the_body():
     facts, names = model("def f(it):\n    item = next(it)\n    while item:\n        item = next(it)\n")
     assert reached(facts, names, "item") == ["item = next(it)", "item = next(it)"]

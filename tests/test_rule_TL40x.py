@@ -397,16 +397,30 @@ def test_tl402_a_step_getter_is_no_hook(getter: str) -> None:
 @pytest.mark.parametrize(
     "hook",
     [
+        "    def step(self):\n        return self.optimizer.step()\n",
+        "    def step(self, batch):\n        self.loss(batch).backward()\n",
+        "    def train_step(self):\n        self.iteration += 1\n",
+    ],
+    ids=["steps the optimizer", "runs a backward", "named for training"],
+)
+def test_tl402_a_step_method_that_trains_is_a_hook(hook: str) -> None:
+    """The getter's twins that train: the module trains, so ``Meter.update`` counts as a per-step ``update``."""
+    assert len(findings("TL402", METERS.format(step=hook))) == 1
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
         "    def step(self):\n        self.iteration += 1\n",
         "    def step(self, batch):\n        return self.iteration\n",
-        "    def step(self):\n        return self.optimizer.step()\n",
         "    def step(self):\n        return self._advance()\n\n    def _advance(self):\n        self.iteration += 1\n",
     ],
-    ids=["counts", "takes a batch", "steps the optimizer", "delegates to this module"],
+    ids=["counts", "takes a batch", "delegates to this module"],
 )
-def test_tl402_a_step_method_doing_more_than_returning_is_a_hook(hook: str) -> None:
-    """The getter's twins: the module trains, so ``Meter.update`` counts as a per-step ``update``."""
-    assert len(findings("TL402", METERS.format(step=hook))) == 1
+def test_tl402_a_bare_step_is_no_hook_where_nothing_trains(step: str) -> None:
+    """``step`` is a generic name (``GENERIC_HOOK_NAMES``): a diffusion scheduler's or an environment's ``step`` is
+    no training step, so where no backward, optimizer step or hook named for training is, the module does not train."""
+    assert findings("TL402", METERS.format(step=step)) == []
 
 
 def test_tl402_generic_hook_names_count_only_in_a_module_that_trains() -> None:

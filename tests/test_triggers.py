@@ -48,7 +48,7 @@ def test_a_tuple_trigger_needs_every_part() -> None:
     "source",
     [
         "# call loss.backward() once per step\n",
-        'def step(self):\n    """Call loss.backward() before this."""\n',
+        'def run(self):\n    """Call loss.backward() before this."""\n',
         "class A:\n    '''\n    >>> loss.backward()\n    '''\n",
         'log(\n    """kept for backward compatibility"""\n)\n',
         "x = 1  # DataLoader(ds, pin_memory=True)\n",
@@ -121,7 +121,7 @@ _HISTORY = "self.history = []\nself.history.append(x)\n"
         ("gen_opt.step()", True),
         ("self.grad_scaler.step(optimizer)", True),
         ("def training_step(self, batch):", True),
-        ("def step(self):", True),
+        ("def step(self):", False),  # a hook only in a module that trains: there the backward or step triggers
         ("async def step_end(self):", True),
         ("def on_train_batch_end(self, outputs):", True),
         ("latents = self.scheduler.step(noise, t, latents)", False),  # a diffusion pipeline, not training
@@ -132,10 +132,23 @@ def test_history_rule_triggers_only_where_code_runs_per_training_step(per_step: 
     assert ("TL402" in triggered_codes(_HISTORY + per_step + "\n", ALL_CODES)) is triggered
 
 
+@pytest.mark.parametrize(
+    "history, triggered",
+    [("self.h = []\nself.h.append (x)", True), ("self.h = [ ]\nself.h.append(x)", True),
+     ("self.h = list ()\nself.h.extend(xs)", True), ("self.h = defaultdict( list )\nself.h[k].append(x)", True),
+     ("self.h = {'loss': []}\nself.h['loss'].appendleft(x)", True), ("self.h = set()\nself.h.add(x)", False),
+     ("self.h = [0]\nself.h[0] = x", False)],
+)
+def test_history_rule_triggers_on_every_growth_and_list_the_rule_reads(history: str, triggered: bool) -> None:
+    """TL402's `GROWING_METHODS` and `_history_shape`, however spaced."""
+    assert ("TL402" in triggered_codes(history + "\nloss.backward()\n", ALL_CODES)) is triggered
+
+
 _SPLIT_NAMES = [
     "val_loader", "Val_Loader", "VALID_DL", "testloader", "eval_dataloaders", "dev_set", "loader_val", "DataLoader_Test",
     "dl_dev", "interval_data", "contest_data", "latest_ds", "self.val_dataloader()", "loaders['val']", 'splits[ "Test" ]',
     "loaders['train']", "valuation_loader", "data_loader_valid", "x.test_iter", "_val_loader", "loader_vals",
+    'loaders[r"val"]', "loaders[('dev')]", "loaders[b'val']",
 ]
 
 
@@ -149,7 +162,7 @@ def test_the_held_out_loader_trigger_matches_what_one_plain_pattern_matches(text
     plain = re.compile(
         rf"(?i)\b(?:{HELD_OUT_SPLITS})_?(?:{SPLIT_LOADER_SUFFIXES})s?\b"
         rf"|(?:{SPLIT_LOADER_PREFIXES})_?(?:{HELD_OUT_SPLITS})\b"
-        rf"|\[\s*[\"'](?:{HELD_OUT_SPLITS})[\"']\s*\]"
+        rf"|\[[\s(]*[ru]?[\"'](?:{HELD_OUT_SPLITS})[\"'][\s)]*\]"
     )
     assert occurs((_HELD_OUT_LOADER,), text) is bool(plain.search(text))
 
@@ -157,7 +170,10 @@ def test_the_held_out_loader_trigger_matches_what_one_plain_pattern_matches(text
 @pytest.mark.parametrize(
     "text, found",
     [("def training_step(self):", True), ("undef training_step(x)", False), ("def on_train_batch_end(s):", True),
-     ("x.backward()", True), ("self.G_optim.step()", True), ("scheduler.step()", False), ("def prepare_extra_step_kwargs(", False)],
+     ("x.backward()", True), ("self.G_optim.step()", True), ("scheduler.step()", False), ("def prepare_extra_step_kwargs(", False),
+     # an item of a container of optimizers (`optimizer_name_match`), a line continuation, a hook's type parameters
+     ("self.optimizers[0].step()", True), ('opts["g"] . step ()', True), ("opts[idx[0]].step()", True),
+     ("optimizer \\\n    .step()", True), ("def train_step[T](self, batch: T):", True), ("schedulers[0].step()", False)],
 )
 def test_per_step_code_alternatives(text: str, found: bool) -> None:
     from rules import _PER_STEP_CODE
@@ -165,25 +181,67 @@ def test_per_step_code_alternatives(text: str, found: bool) -> None:
     assert occurs((_PER_STEP_CODE,), text) is found
 
 
-_FLOAT_TEXTS = [
-    "x = torch.FloatTensor(3)", "t = Tensor(rows)", "t = LongTensor(rows)", "t = torch.Tensor (rows)", "a = np.zeros(3)",
-    "a = new_zeros(3)", "a = x.float()", "a = x.float", "a = torch.from_numpy(a)", "dtype = torch.float16", "dtype=dt",
-    "x.to(torch.half)", "x.to(device)", "x.type(torch.DoubleTensor)", "x.type('torch.LongTensor')", "ones(2)", "t_ones(2)",
-    "torch.empty(2)", "is_empty(x)", "x.bfloat16()", "BFloat16Tensor", "y = x.to(dtype=torch.float32)",
-]
-
-
-@pytest.mark.parametrize("text", _FLOAT_TEXTS)
-def test_the_float_tensor_trigger_matches_what_its_one_pattern_matched(text: str) -> None:
-    """TL302's float-tensor alternatives lead each pattern with a literal for the engine's fast scan; together they
-    must match exactly what the single pattern they replace matches."""
+@pytest.mark.parametrize(
+    "text, found",
+    [
+        *((text, True) for text in (
+            "x = torch.FloatTensor(3)", "t = Tensor(rows)", "t = torch.Tensor (rows)", "from torch import Tensor as T",
+            "a = np.zeros(3)", "a = torch.zeros \\\n (3)", "a = x.float()", "a = x.float", "a = torch.from_numpy(a)",
+            "dtype = torch.float16", "x.to(torch.half)", "x.type(torch.DoubleTensor)", "ones(2)", "torch.empty(2)",
+            "x.bfloat16()", "BFloat16Tensor", "y = x.to(dtype=torch.float32)", 'np.array(ids, dtype="float32")',
+            "dtype=torch.single", "a.astype(np.float64)", "np.loadtxt(path)", "x.to(next(m.parameters()).device, torch.float32)",
+        )),
+        *((text, False) for text in (
+            "t = LongTensor(rows)", "a = new_zeros(3)", "dtype=dt", "x.to(device)", "x.type('torch.LongTensor')", "t_ones(2)",
+            "is_empty(x)", "x.long()",
+        )),
+    ],
+)
+def test_the_float_tensor_trigger_reads_the_words_of_float_makers_and_dtypes(text: str, found: bool) -> None:
+    """TL302's float side: the words a float dtype or maker is spelled with wherever they stand in a call, and the
+    makers of float32 by name; each pattern led by a literal for the engine's fast scan."""
     from rules import _FLOAT_TENSOR
 
-    one_pattern = re.compile(
-        r"(?:Float|Double|Half|BFloat16)Tensor|\bTensor\(|from_numpy|\.(?:float|double|half|bfloat16)\(\)|\b(?:zeros|ones|empty)\("
-        r"|dtype\s*=\s*[\w.]*(?:float|double|half)|\.(?:to|type)\([^)]*(?:float|double|half)"
-    )
-    assert occurs((_FLOAT_TENSOR,), text) is bool(one_pattern.search(text))
+    assert occurs((_FLOAT_TENSOR,), text) is found
+
+
+@pytest.mark.parametrize(
+    "text, found",
+    [("model.eval()", True), ("model.eval ()", True), ("model.train(False)", True), ("model.train( False )", True),
+     ("model.train(mode=False)", True), ("model.train(mode = (False))", True), ("model.train()", False),
+     ("model.train(True)", False), ("model.train(mode=True)", False), ("evaluate(model)", False)],
+)
+def test_the_eval_mode_trigger_reads_what_mode_set_reads(text: str, found: bool) -> None:
+    """`steps._mode_set` takes `m.eval()` and `m.train(False)` with its argument by any keyword, however spaced."""
+    from rules import _EVAL_MODE
+
+    assert occurs((_EVAL_MODE,), text) is found
+
+
+@pytest.mark.parametrize(
+    "text, found",
+    [("import torch as th\nx = th.load(p)", True), ("from numpy import load\nx = load(p)", True),
+     ("from numpy import (\n    array,\n    load,\n)", True), ("from pandas import read_csv as table", True),
+     ("x = np.load (p)", True), ("import numpy as np\nimport torch\nx = json.load(f)", False),
+     ("from torch import nn\nmodel.load_state_dict(state)", False)],
+)
+def test_the_whole_file_read_trigger_follows_the_readers_the_rule_resolves(text: str, found: bool) -> None:
+    """TL103's readers by the qualified names its rule resolves: through a module alias, an import of the reader."""
+    from rules import _WHOLE_FILE_READ
+
+    assert occurs((_WHOLE_FILE_READ,), text) is found
+
+
+@pytest.mark.parametrize(
+    "text, found",
+    [("x.to(d)", True), ("x.cuda ()", True), ("torch.tensor(a, device = d)", True), ("import torch.cuda as tc", True),
+     ("T = torch.cuda . FloatTensor", True), ("ds.from_tensor_slices(a)", True), ("model.fit (a)", True),
+     ("x.cpu()", False), ("auto_cuda = 1", False)],
+)
+def test_the_move_trigger_reads_moves_however_spaced(text: str, found: bool) -> None:
+    from rules import _MOVE
+
+    assert occurs((_MOVE,), text) is found
 
 
 class _CountingPattern:

@@ -44,8 +44,10 @@ def collected_as_tests(path: str) -> bool:
     return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
 
 
-# ``log``/``update`` run per step only in a module that trains; elsewhere those names mean anything.
-GENERIC_HOOK_NAMES = frozenset({"log", "update"})
+# ``log``/``update``/``step`` run per step only in a module that trains (a backward or an optimizer step anywhere in
+# it, a training loop, or a hook named for training); elsewhere those names mean anything: a diffusion scheduler's
+# ``step`` samples, an RL environment's acts (fixtures/TL401_undetached_loss_accumulation/ok_sampler_step_method.py).
+GENERIC_HOOK_NAMES = frozenset({"log", "update", "step"})
 
 # Splits of held-out data, and the names of their loaders: `val_loader`, `valid_dl`, `testloader`, `loader_val`,
 # `self.val_dataloader()`, `loaders["val"]`. The analyses match a whole name; the registry's trigger finds one in text.

@@ -72,8 +72,8 @@ class UnboundedStepHistory(Rule):
     Such a list is an attribute created in `__init__` (`self.norms = []`,
     or a dict of lists `self.h = {"loss": [], "lr": []}`) appended in code
     that runs per step (inside a training loop, in a method called from
-    one, in `*step*`, `on_*batch*` and `log_step` hooks, and in
-    `log`/`update` methods of a module that trains), or a local list of
+    one, in `*_step*`, `on_*batch*` and `log_step` hooks, and in
+    `step`/`log`/`update` methods of a module that trains), or a local list of
     tensors or dicts created before the epoch loop and appended per step,
     or a local list that keeps a device tensor per step of one loop counting
     the run's steps (`while`, `for step in range(max_iters)`: not one pass

@@ -929,7 +929,7 @@ class Names:
         if kind in _SEQUENCES:
             statements = ancestor.body  # type: ignore[attr-defined]
             index = next(i for i, s in enumerate(statements) if s is child)
-            return self._sequence(statements[:index], own)
+            return self._sequence(statements[:index], own, reached=True)
         if kind is cst.If:
             return (self._within(ancestor.test, own, WALRUS), False) if child is not ancestor.test else ([], False)
         if kind is cst.For:
@@ -968,10 +968,16 @@ class Names:
             return self._within(statement, own, exclude=statement.finalbody), False
         return self._within(statement.body, own), False  # a handler: the body may stop anywhere
 
-    def _sequence(self, statements: Iterable[cst.CSTNode], own: List[Binding]) -> Tuple[List[Binding], bool]:
-        """The bindings that reach the end of ``statements`` (run in order), and whether one surely does."""
+    def _sequence(
+        self, statements: Iterable[cst.CSTNode], own: List[Binding], reached: bool = False
+    ) -> Tuple[List[Binding], bool]:
+        """The bindings that reach the end of ``statements`` (run in order), and whether one surely does.
+
+        ``reached``: the end is where the code asked about stands. Code after a ``return`` (a debugging early exit)
+        is read as if it ran, as it will once the ``return`` goes, and as the pre-screen reads every statement:
+        there a use finds the bindings before the ``return``, not none."""
         statements = list(statements)
-        if statements and self._exits(statements[-1]):
+        if statements and not reached and self._exits(statements[-1]):
             return [], True  # does not fall through
         found: List[Binding] = []
         for statement in reversed(statements):

@@ -334,8 +334,10 @@ class StepMethods:
     * named like a step hook: ``*_step`` (``training_step``, ``train_step``,
       ``log_step``), ``*_step_end``/``_begin``/``_start`` (``on_step_end``),
       ``on_*batch*`` (``on_train_batch_end``);
-      or ``log``/``update``, but only in a module that trains (it has a step
-      loop or one of the hooks above): elsewhere those names mean anything.
+      or ``log``/``update``/``step``, but only in a module that trains (it
+      has a step loop, one of the hooks above, or a backward or optimizer
+      step anywhere): elsewhere those names mean anything (a diffusion
+      scheduler's ``step`` samples).
       A getter so named is no hook: ``def step(self): return (self.epoch,
       self.iteration)`` reads where a logger is and runs no step, or
     * called from a function that runs per step (``training_step`` calling
@@ -348,8 +350,12 @@ class StepMethods:
         self.facts = facts
         calls = facts.fact(CallGraph)
         loops = facts.fact(TrainingLoops)
-        hooks = {f.name.value for f in calls.functions if STEP_HOOK_NAME.search(f.name.value) and not _is_getter(calls, f)}
-        trains = bool(hooks) or any(loop.is_training for loop in loops.loops)
+        hooks = {
+            f.name.value
+            for f in calls.functions
+            if STEP_HOOK_NAME.search(f.name.value) and f.name.value not in GENERIC_HOOK_NAMES and not _is_getter(calls, f)
+        }
+        trains = bool(hooks) or any(loop.is_training for loop in loops.loops) or any(map(steps_training, facts.nodes(cst.Call)))
         names = set(loops.functions_called_per_step()) | hooks | (GENERIC_HOOK_NAMES if trains else set())
         self.functions = calls.reachable_from(f for f in calls.functions if f.name.value in names)
 

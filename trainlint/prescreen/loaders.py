@@ -32,6 +32,13 @@ class LoaderQuestions(TreeFacts):
         return self.calls_dataloader and self._loader_may_hold_a_move()
 
     @functools.cached_property
+    def may_pin_a_loader(self) -> bool:
+        """Mirror the switch TL101's ``device_batches`` reads (``loader_arguments``), wider: a ``pin_memory=``
+        keyword, a ``"pin_memory"`` key of a dict display or item assignment (a ``**`` dict's), or eight positional
+        arguments, given to any call. The trigger cannot ask this of the text: the eighth argument needs no word."""
+        return bool(self._pin_arguments or self._pin_values)
+
+    @functools.cached_property
     def reads_whole_file(self) -> bool:
         return not self._called_names.isdisjoint(_FILE_READERS)
 

@@ -192,7 +192,7 @@ class StepMemoryQuestions(TreeFacts):
 
     @functools.cached_property
     def _per_step_functions(self) -> Set[str]:
-        per_step = {name for name in self._names if STEP_HOOK_NAME.search(name)}
+        per_step = {name for name in self._names if STEP_HOOK_NAME.search(name) and name not in GENERIC_HOOK_NAMES}
         per_step.update(name for loop in self._training_loops for name in self._loop_calls[loop])
         if self.trains:
             per_step.update(GENERIC_HOOK_NAMES)
