@@ -49,12 +49,13 @@ class RuleEntry(NamedTuple):
 # An optimizer may be an item of a container named like one (`self.optimizers[0].step()`, `opts["g"].step()`: the
 # analyses' `optimizer_name_match`), and a step hook may take type parameters (`def train_step[T](`, Python 3.12).
 _GAP = r"[\s\\]*"
-_BRACKETS = r"\[[^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*\]"  # `[...]`, one level of brackets inside, across lines
-_OPTIMIZER_STEP = rf"[oOsS\u017f](?i:pt|caler)\w*(?:{_GAP}{_BRACKETS})?{_GAP}\.{_GAP}step{_GAP}\("
+_BRACKETS = r"\[(?:[^\[\]]|\[(?:[^\[\]]|\[[^\[\]]*\])*\])*\]"  # `[...]`, two levels of brackets inside, across lines
+# (and in parentheses: `(opt).step()`)
+_OPTIMIZER_STEP = rf"[oOsS\u017f](?i:pt|caler)\w*(?:{_GAP}{_BRACKETS})?(?:{_GAP}\))*{_GAP}\.{_GAP}step{_GAP}\("
 _PER_STEP_CODE = (
     "backward",
     re.compile(
-        rf"def(?<!\wdef)[\s\\]+(?:\w+_step(?:_(?:end|begin|start))?|step_(?:end|begin|start)|on_\w*batch\w*)"
+        rf"def(?<!\wdef)[\s\\]+(?:\w*_step(?:_(?:end|begin|start))?|step_(?:end|begin|start)|on_\w*batch\w*)"
         rf"{_GAP}(?:{_BRACKETS}{_GAP})?\("
     ),
     re.compile(_OPTIMIZER_STEP),
@@ -77,13 +78,13 @@ def _led_by_a_letter_class(words: str, word_start: bool = False) -> str:
 _HELD_OUT_LOADER = (
     re.compile(rf"{_led_by_a_letter_class(HELD_OUT_SPLITS, word_start=True)}(?i:_?(?:{SPLIT_LOADER_SUFFIXES})s?\b)"),
     re.compile(rf"{_led_by_a_letter_class(SPLIT_LOADER_PREFIXES)}(?i:_?(?:{HELD_OUT_SPLITS})\b)"),
-    re.compile(rf"\[[\s(]*[rRuU]?[\"'](?i:{HELD_OUT_SPLITS})[\"'][\s)]*\]"),  # `loaders["val"]`, `loaders[r"val"]`
+    re.compile(rf"\[[\s(]*[rRuU]?[\"']{{1,3}}(?i:{HELD_OUT_SPLITS})[\"']{{1,3}}[\s)]*\]"),  # `loaders["val"]`, `loaders[r"val"]`
 )
 # A model put in eval mode as trainlint.analysis.steps' `_mode_set` reads it: `m.eval()`, `m.train(False)` and its
 # first argument by any keyword (`m.train(mode=False)`), spaced as Python allows.
 _EVAL_MODE = (
     re.compile(rf"eval{_GAP}\("),
-    re.compile(rf"train{_GAP}\([\s\\(]*(?:\w+{_GAP}={_GAP}[(]*)?False"),
+    re.compile(rf"train{_GAP}\([\s\\(]*(?:\w+{_GAP}=[\s\\(]*)?False"),
 )
 
 
@@ -94,23 +95,24 @@ _EVAL_MODE = (
 # Substrings where they can be: a tenth of one regular expression's cost (0.04 s against 0.42 s over
 # pytorch-image-models).
 _WHOLE_FILE_READ = (
-    "np.load", "numpy.load", "torch.load", "loadtxt", "genfromtxt", "fromfile", "h5py",
+    *(re.compile(rf"{module}{_GAP}\.{_GAP}load") for module in ("np", "numpy", "torch")),
+    "loadtxt", "genfromtxt", "fromfile", "h5py",
     *(f"read_{kind}" for kind in ("csv", "parquet", "feather", "pickle", "excel", "json", "table", "hdf")),
     re.compile(rf"numpy[\s\\]+as[\s\\]+(?!np\b)"),
     re.compile(rf"torch[\s\\]+as[\s\\]+(?!torch\b)"),
-    re.compile(r"import[^;)\n]*?load(?!\w)"),
+    re.compile(r"import(?:[^;)\n\\]|\\.)*?load(?!\w)", re.DOTALL),  # a backslash continues the line
     re.compile(r"import[\s\\]*\([^)]*?load(?!\w)"),
 )  # fmt: skip
 # A move (TL103): `.to(`, `.cuda(`, a factory's `device=`, a CUDA tensor type called directly or through an alias
 # (``Tensor = torch.cuda.FloatTensor if cuda else ...``, ``import torch.cuda as tc``), or a tf.data pipeline or fit.
 _MOVE = (
-    re.compile(rf"\.to{_GAP}\("),
-    re.compile(rf"\.cuda{_GAP}\("),
+    re.compile(rf"\.{_GAP}to{_GAP}\("),
+    re.compile(rf"\.{_GAP}cuda{_GAP}\("),
     re.compile(rf"device{_GAP}="),
     re.compile(rf"cuda{_GAP}\.{_GAP}[A-Z][a-z]*Tensor\b"),
     re.compile(r"cuda[\s\\]+as\b"),
     "from_tensor",
-    re.compile(rf"\.fit{_GAP}\("),
+    re.compile(rf"\.{_GAP}fit{_GAP}\("),
 )
 # A tensor created as floating point (TL302), in the words the rule's float makers and dtypes are spelled with
 # (`FLOAT_DTYPES`: `torch.float32`, `FloatTensor`, `.half()`, `dtype="float32"`, `.astype(np.float64)`, `torch.single`),

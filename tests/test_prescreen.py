@@ -533,7 +533,7 @@ def test_an_embedding_called_in_forward_keeps_tl302() -> None:
         ("train(batch.size(0))", False),
         ("train(model(batch))", True),
         ("train(n=model(batch))", True),
-        ("train(*outputs)", True),  # a starred argument may fill any parameter
+        ("train(*outputs)", False),  # a starred argument: `Names.argument_for` tells no value, the rule follows none
         ("t.train(model(batch))", True),  # called as a method: either offset
     ],
 )
@@ -542,6 +542,23 @@ def test_a_parameter_holds_what_the_modules_calls_pass(call: str, screened: bool
     if "*outputs" in call:
         code += "outputs = [model(batch)]\n"
     assert screened_codes(ast.parse(code), ["TL401"]) == (["TL401"] if screened else [])
+
+
+@pytest.mark.parametrize(
+    "parameters, summed, screened",
+    [
+        ("*losses", "losses", False),  # `*args`, `**kwargs`: `_bound_value_kind` gives None, no argument binds them
+        ("**parts", "parts", False),
+        ("*losses", "losses[0]", False),
+        ("*losses", "model(x)", True),
+    ],
+)
+def test_a_star_parameter_holds_no_value_the_rule_follows(parameters: str, summed: str, screened: bool) -> None:
+    code = f"def train({parameters}):\n    for x in loader:\n        model(x).backward()\n        self.total += {summed}\n"
+    code += "train(model(batch))\n"
+    assert screened_codes(ast.parse(code), ["TL401"]) == (["TL401"] if screened else [])
+    reported = lint_source(code, "t.py", RuleSettings(frozenset({"TL401"})), screen=False).diagnostics
+    assert bool(reported) is screened
 
 
 def test_a_loop_that_trains_through_a_function_it_calls_is_no_evaluation() -> None:

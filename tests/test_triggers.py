@@ -148,7 +148,7 @@ _SPLIT_NAMES = [
     "val_loader", "Val_Loader", "VALID_DL", "testloader", "eval_dataloaders", "dev_set", "loader_val", "DataLoader_Test",
     "dl_dev", "interval_data", "contest_data", "latest_ds", "self.val_dataloader()", "loaders['val']", 'splits[ "Test" ]',
     "loaders['train']", "valuation_loader", "data_loader_valid", "x.test_iter", "_val_loader", "loader_vals",
-    'loaders[r"val"]', "loaders[('dev')]", "loaders[b'val']",
+    'loaders[r"val"]', "loaders[('dev')]", "loaders[b'val']", 'loaders["""val"""]',
 ]
 
 
@@ -162,7 +162,7 @@ def test_the_held_out_loader_trigger_matches_what_one_plain_pattern_matches(text
     plain = re.compile(
         rf"(?i)\b(?:{HELD_OUT_SPLITS})_?(?:{SPLIT_LOADER_SUFFIXES})s?\b"
         rf"|(?:{SPLIT_LOADER_PREFIXES})_?(?:{HELD_OUT_SPLITS})\b"
-        rf"|\[[\s(]*[ru]?[\"'](?:{HELD_OUT_SPLITS})[\"'][\s)]*\]"
+        rf"|\[[\s(]*[ru]?[\"']{{1,3}}(?:{HELD_OUT_SPLITS})[\"']{{1,3}}[\s)]*\]"
     )
     assert occurs((_HELD_OUT_LOADER,), text) is bool(plain.search(text))
 
@@ -173,7 +173,8 @@ def test_the_held_out_loader_trigger_matches_what_one_plain_pattern_matches(text
      ("x.backward()", True), ("self.G_optim.step()", True), ("scheduler.step()", False), ("def prepare_extra_step_kwargs(", False),
      # an item of a container of optimizers (`optimizer_name_match`), a line continuation, a hook's type parameters
      ("self.optimizers[0].step()", True), ('opts["g"] . step ()', True), ("opts[idx[0]].step()", True),
-     ("optimizer \\\n    .step()", True), ("def train_step[T](self, batch: T):", True), ("schedulers[0].step()", False)],
+     ("optimizer \\\n    .step()", True), ("def train_step[T](self, batch: T):", True), ("schedulers[0].step()", False),
+     ("def _step(self, batch):", True), ("(opt).step()", True), ("opts[names[order[i]]].step()", True)],
 )
 def test_per_step_code_alternatives(text: str, found: bool) -> None:
     from rules import _PER_STEP_CODE
@@ -208,7 +209,7 @@ def test_the_float_tensor_trigger_reads_the_words_of_float_makers_and_dtypes(tex
 @pytest.mark.parametrize(
     "text, found",
     [("model.eval()", True), ("model.eval ()", True), ("model.train(False)", True), ("model.train( False )", True),
-     ("model.train(mode=False)", True), ("model.train(mode = (False))", True), ("model.train()", False),
+     ("model.train(mode=False)", True), ("model.train(mode = (False))", True), ("model.train(mode=( False ))", True), ("model.train()", False),
      ("model.train(True)", False), ("model.train(mode=True)", False), ("evaluate(model)", False)],
 )
 def test_the_eval_mode_trigger_reads_what_mode_set_reads(text: str, found: bool) -> None:
@@ -222,7 +223,7 @@ def test_the_eval_mode_trigger_reads_what_mode_set_reads(text: str, found: bool)
     "text, found",
     [("import torch as th\nx = th.load(p)", True), ("from numpy import load\nx = load(p)", True),
      ("from numpy import (\n    array,\n    load,\n)", True), ("from pandas import read_csv as table", True),
-     ("x = np.load (p)", True), ("import numpy as np\nimport torch\nx = json.load(f)", False),
+     ("x = np.load (p)", True), ("from numpy import savez, \\\n    load", True), ("x = (np.\n     load(p))", True), ("import numpy as np\nimport torch\nx = json.load(f)", False),
      ("from torch import nn\nmodel.load_state_dict(state)", False)],
 )
 def test_the_whole_file_read_trigger_follows_the_readers_the_rule_resolves(text: str, found: bool) -> None:
@@ -234,7 +235,7 @@ def test_the_whole_file_read_trigger_follows_the_readers_the_rule_resolves(text:
 
 @pytest.mark.parametrize(
     "text, found",
-    [("x.to(d)", True), ("x.cuda ()", True), ("torch.tensor(a, device = d)", True), ("import torch.cuda as tc", True),
+    [("x.to(d)", True), ("x.cuda ()", True), ("y = (x.float().\n     to(gpu))", True), ("torch.tensor(a, device = d)", True), ("import torch.cuda as tc", True),
      ("T = torch.cuda . FloatTensor", True), ("ds.from_tensor_slices(a)", True), ("model.fit (a)", True),
      ("x.cpu()", False), ("auto_cuda = 1", False)],
 )

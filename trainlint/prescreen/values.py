@@ -551,9 +551,9 @@ class ModuleValues:
 
     def _binding_carries(self, key: _Key) -> bool:
         """Mirror ``_binding_kind``: a method's first parameter (``self``) too is followed as a parameter
-        (:meth:`_passed_to_receiver`), not taken for a graph (one a backward reads is, by :meth:`_name_carries`)."""
-        if key in self._opaque:
-            return True
+        (:meth:`_passed_to_receiver`), not taken for a graph (one a backward reads is, by :meth:`_name_carries`).
+        A ``*args``/``**kwargs`` parameter, a lambda's parameter or a match capture holds no value the rule follows
+        (``_bound_value_kind`` gives None: no argument binds them, nor an assignment); only a backward marks them."""
         return self._memo("name", key, lambda: self._bound_values_carry(key))
 
     def _bound_values_carry(self, key: _Key) -> bool:
@@ -565,8 +565,9 @@ class ModuleValues:
 
     def _passed_values_carry(self, key: _Key) -> bool:
         """Mirror ``_parameter_kind``: what the module's calls of the function pass for the parameter, wider; and its
-        default, which ``Names.argument_for`` gives where a call leaves the argument out."""
-        passed = self._passed_to_receiver(key) if key in self._receivers else self.given(key)
+        default, which ``Names.argument_for`` gives where a call leaves the argument out. Not a ``*args`` or
+        ``**kwargs`` argument, which ``argument_for`` never takes for a parameter's value (it answers None there)."""
+        passed = self._passed_to_receiver(key) if key in self._receivers else self.given(key, unpacked=False)
         return passed is None or any(self._carries(v, scope) for v, scope in passed)
 
     def _passed_to_receiver(self, key: _Key) -> Optional[List[_Valued]]:
@@ -580,9 +581,26 @@ class ModuleValues:
             if isinstance(call.func, ast.Name):
                 return None
             passed.extend((k.value, scope) for k in call.keywords if k.arg == name)
-            if call.args and not isinstance(call.args[0], ast.Starred):
+            if call.args and not isinstance(call.args[0], ast.Starred) and not self._calls_through_super(call):
                 passed.append((call.args[0], scope))
         return passed
+
+    def _calls_through_super(self, call: ast.Call) -> bool:
+        """``super().f(x)``: a bound call, whose receiver fills ``self`` (``Names._binds_receiver``: ``super()``
+        resolves to no class), so ``x`` is no receiver; unless the module binds ``super`` itself."""
+        func = call.func
+        return (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Call)
+            and isinstance(func.value.func, ast.Name)
+            and func.value.func.id == "super"
+            and "super" not in self._names_bound
+        )
+
+    @functools.cached_property
+    def _names_bound(self) -> Set[str]:
+        """Every name some scope of the module binds."""
+        return {name for _, name in self._bound}
 
     def is_context(self, name: str) -> bool:
         """Whether some ``with ... as name`` binds ``name``, in any scope."""

@@ -572,7 +572,10 @@ class TreeFacts:
             self._pin_arguments.append((call.func, leading[7], True))
 
     def _pin_key(self, key: Optional[ast.AST], value: ast.AST) -> None:
-        """``{"pin_memory": v}`` (a DataLoader's ``**kwargs``) or ``d["pin_memory"] = v``: the key read, ``v`` kept."""
+        """``{"pin_memory": v}`` (a DataLoader's ``**kwargs``) or ``d["pin_memory"] = v``: the key read, ``v`` kept;
+        ``d["pin_memory",] = v`` too, whose one element LibCST's subscript holds as the key."""
+        if isinstance(key, ast.Tuple) and len(key.elts) == 1:
+            key = key.elts[0]
         if isinstance(key, ast.Constant) and key.value == "pin_memory":
             self._pin_values.append(value)
 
