@@ -12,7 +12,11 @@ tried in order and the first that fails ends the trial: put the cheap and
 the rare first.
 Triggers must be chosen so that every file a rule could report on matches
 one (a missed trigger is a missed finding); tests/test_triggers.py checks
-this against every fixture.
+this against every fixture, and tests/test_prescreen_probes.py against every
+shape a red team found a trigger or a condition hiding. A trigger reads a
+string as it is spelled: a key or literal written with escapes or in parts
+(`"v\\x61l"`, `"input_" "ids"`), which a rule reads by value, is the one
+known spelling they miss.
 """
 
 from __future__ import annotations
@@ -48,14 +52,19 @@ class RuleEntry(NamedTuple):
 # Between tokens Python allows a line continuation too (`optimizer \` then `.step()` on the next line): `_GAP`.
 # An optimizer may be an item of a container named like one (`self.optimizers[0].step()`, `opts["g"].step()`: the
 # analyses' `optimizer_name_match`), and a step hook may take type parameters (`def train_step[T](`, Python 3.12).
-_GAP = r"[\s\\]*"
-_BRACKETS = r"\[(?:[^\[\]]|\[(?:[^\[\]]|\[[^\[\]]*\])*\])*\]"  # `[...]`, two levels of brackets inside, across lines
-# (and in parentheses: `(opt).step()`)
-_OPTIMIZER_STEP = rf"[oOsS\u017f](?i:pt|caler)\w*(?:{_GAP}{_BRACKETS})?(?:{_GAP}\))*{_GAP}\.{_GAP}step{_GAP}\("
+# The prefilter searches the raw text first, comments and all, so a gap must also step over a comment between two
+# tokens inside brackets (`model.train(  # frozen` + `False)`): else that first search misses what the code holds.
+_GAP = r"[\s\\]*(?:#[^\r\n]*[\s\\]*)*"
+# `[...]`, two levels of brackets inside, across lines (unrolled: a run of other characters at a time)
+_BRACKETS = r"\[[^\[\]]*(?:\[[^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*\][^\[\]]*)*\]"
+# (and in parentheses: `(opt).step()`; the lookahead drops `options(`, `optimizer =` before any group is tried)
+_OPTIMIZER_STEP = (
+    rf"[oOsS\u017f](?i:pt|caler)\w*(?=[\s\\\[).#])(?:{_GAP}\))*(?:{_GAP}{_BRACKETS})?(?:{_GAP}\))*{_GAP}\.{_GAP}step{_GAP}\("
+)
 _PER_STEP_CODE = (
     "backward",
     re.compile(
-        rf"def(?<!\wdef)[\s\\]+(?:\w*_step(?:_(?:end|begin|start))?|step_(?:end|begin|start)|on_\w*batch\w*)"
+        rf"def(?<!\wdef)[\s\\]{_GAP}(?:\w*_step(?:_(?:end|begin|start))?|step_(?:end|begin|start)|on_\w*batch\w*)"
         rf"{_GAP}(?:{_BRACKETS}{_GAP})?\("
     ),
     re.compile(_OPTIMIZER_STEP),
@@ -78,13 +87,14 @@ def _led_by_a_letter_class(words: str, word_start: bool = False) -> str:
 _HELD_OUT_LOADER = (
     re.compile(rf"{_led_by_a_letter_class(HELD_OUT_SPLITS, word_start=True)}(?i:_?(?:{SPLIT_LOADER_SUFFIXES})s?\b)"),
     re.compile(rf"{_led_by_a_letter_class(SPLIT_LOADER_PREFIXES)}(?i:_?(?:{HELD_OUT_SPLITS})\b)"),
-    re.compile(rf"\[[\s(]*[rRuU]?[\"']{{1,3}}(?i:{HELD_OUT_SPLITS})[\"']{{1,3}}[\s)]*\]"),  # `loaders["val"]`, `loaders[r"val"]`
+    # `loaders["val"]`, `loaders[r"val"]`, `loaders["val",]`
+    re.compile(rf"\[(?:{_GAP}\()*{_GAP}[rRuU]?[\"']{{1,3}}(?i:{HELD_OUT_SPLITS})[\"']{{1,3}}{_GAP},?(?:{_GAP}\))*{_GAP}\]"),
 )
 # A model put in eval mode as trainlint.analysis.steps' `_mode_set` reads it: `m.eval()`, `m.train(False)` and its
 # first argument by any keyword (`m.train(mode=False)`), spaced as Python allows.
 _EVAL_MODE = (
     re.compile(rf"eval{_GAP}\("),
-    re.compile(rf"train{_GAP}\([\s\\(]*(?:\w+{_GAP}=[\s\\(]*)?False"),
+    re.compile(rf"train{_GAP}\((?:{_GAP}\()*{_GAP}(?:\w+{_GAP}=(?:{_GAP}\()*{_GAP})?False"),
 )
 
 
@@ -98,10 +108,10 @@ _WHOLE_FILE_READ = (
     *(re.compile(rf"{module}{_GAP}\.{_GAP}load") for module in ("np", "numpy", "torch")),
     "loadtxt", "genfromtxt", "fromfile", "h5py",
     *(f"read_{kind}" for kind in ("csv", "parquet", "feather", "pickle", "excel", "json", "table", "hdf")),
-    re.compile(rf"numpy[\s\\]+as[\s\\]+(?!np\b)"),
-    re.compile(rf"torch[\s\\]+as[\s\\]+(?!torch\b)"),
-    re.compile(r"import(?:[^;)\n\\]|\\.)*?load(?!\w)", re.DOTALL),  # a backslash continues the line
-    re.compile(r"import[\s\\]*\([^)]*?load(?!\w)"),
+    re.compile(rf"numpy[\s\\]{_GAP}as[\s\\]{_GAP}(?!np\b)"),
+    re.compile(rf"torch[\s\\]{_GAP}as[\s\\]{_GAP}(?!torch\b)"),
+    re.compile(r"import(?:[^;)\n\\]|\\(?:\r\n|.))*?load(?!\w)", re.DOTALL),  # a backslash continues the line
+    re.compile(rf"import{_GAP}\((?:[^)#]|#[^\r\n]*)*?load(?!\w)"),
 )  # fmt: skip
 # A move (TL103): `.to(`, `.cuda(`, a factory's `device=`, a CUDA tensor type called directly or through an alias
 # (``Tensor = torch.cuda.FloatTensor if cuda else ...``, ``import torch.cuda as tc``), or a tf.data pipeline or fit.
@@ -110,7 +120,7 @@ _MOVE = (
     re.compile(rf"\.{_GAP}cuda{_GAP}\("),
     re.compile(rf"device{_GAP}="),
     re.compile(rf"cuda{_GAP}\.{_GAP}[A-Z][a-z]*Tensor\b"),
-    re.compile(r"cuda[\s\\]+as\b"),
+    re.compile(rf"cuda[\s\\]{_GAP}as\b"),
     "from_tensor",
     re.compile(rf"\.{_GAP}fit{_GAP}\("),
 )
@@ -129,8 +139,8 @@ _FLOAT_TENSOR = (
 )
 # ...and a place that takes indices: an embedding (`nn.Embedding`, `EmbeddingBag`, `F.embedding`, or an import of
 # one: the word itself, not `time_embedding` or `TimestepEmbedding`), `input_ids`/`labels` as a keyword or a string
-# key (not `text_inputs.input_ids`, `class_labels=`), an index loss. A Python list's subscript is checked only in
-# files that show one of these too: adding "= [", "list(" and "split(" had this rule parse 897 of diffusers' 2,089
+# key (not `text_inputs.input_ids`, `class_labels=`), an index loss. A Python list's subscript is an index use to
+# the rule only beside one of these (`_index_uses`), as it is to this trigger: adding "= [", "list(" and "split(" had this rule parse 897 of diffusers' 2,089
 # files instead of 648, for a sink that training scripts rarely hold alone. Each pattern leads with its literal
 # (`Embedding(?<!\wEmbedding)` is `\bEmbedding`), which keeps the engine's fast scan.
 _INDEX_USE = (
@@ -139,10 +149,10 @@ _INDEX_USE = (
     "nll_loss",
     "NLLLoss",
     # called or imported under another name (`nn.Embedding(`, `F.embedding (`, `Embedding as E`), not `embedding_dim`
-    *(re.compile(rf"{word}(?<!\w{word})(?:{bag})?[\s\\]*(?:\(|as\b)") for word, bag in (("Embedding", "Bag"), ("embedding", "_bag"))),
+    *(re.compile(rf"{word}(?<!\w{word})(?:{bag})?{_GAP}(?:\(|as\b)") for word, bag in (("Embedding", "Bag"), ("embedding", "_bag"))),
     # (each its own alternatives: one pattern `key=|"key"` lost the literal scan to its quote class, 0.08 s a key
     # over pytorch-lightning's 646 files)
-    *(re.compile(rf"{key}(?<!\w{key})\s*=(?!=)") for key in ("input_ids", "labels")),
+    *(re.compile(rf"{key}(?<!\w{key}){_GAP}=(?!=)") for key in ("input_ids", "labels")),
     *(f"{quote}{key}{quote}" for key in ("input_ids", "labels") for quote in "\"'"),
 )
 
@@ -255,7 +265,7 @@ RULES: Tuple[RuleEntry, ...] = (
         (
             (
                 tuple(re.compile(rf"{method}\w*{_GAP}\(") for method in ("append", "extend")),
-                ("[]", re.compile(r"\[[\s\\]+\]"), "list(", re.compile(rf"list[\s\\]+\("), "defaultdict"),
+                ("[]", re.compile(rf"\[{_GAP}\]"), "list(", re.compile(rf"list{_GAP}\("), "defaultdict"),
                 _PER_STEP_CODE,
             ),
         ),
@@ -272,7 +282,7 @@ RULES: Tuple[RuleEntry, ...] = (
         # per-step code first: the rarer, and cheaper; "of memory" and "oom" (OOM_MESSAGE reads it in any case: `if
         # "oom" in str(e).lower()`) led by their first letter's class, not a case-insensitive group (which costs the
         # engine its fast scan); "room" matches too, and the structural condition leaves it
-        ((_PER_STEP_CODE, (re.compile(r"[oO](?i:f ?memory)"), re.compile(r"[oO][oO][mM]\b"))),),
+        ((_PER_STEP_CODE, (re.compile(r"[oO](?i:f[ \\\r\n]*memory)"), re.compile(r"[oO][oO][mM]\b"))),),
         lambda module: module.trains and module.handles_oom,  # as code: an except naming the error, or testing its message
     ),
     # a model put in eval mode, or a loop over a held-out loader (trainlint.analysis.steps.EvaluationLoops)

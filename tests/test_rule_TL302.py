@@ -122,3 +122,28 @@ def test_a_helper_called_twice_returns_each_call_its_own_argument(gpu: str, labe
     ``x.cuda() if ... else x`` is followed on both branches."""
     found = messages(HELPERS.replace("GPU\n", gpu).replace("LABEL", label))
     assert [message.split("`")[1] for message in found] == ([reported] if reported else [])
+
+
+_LIST_LOOKUP = """
+import torch
+CLASSES = ["airplane", "automobile", "bird", "cat"]
+
+
+def describe(logits, labels):
+    {extra}
+    idx = torch.zeros(logits.shape[0])
+    for row in range(logits.shape[0]):
+        idx[row] = logits[row].argmax()
+    return [CLASSES[idx[row]] for row in range(len(idx))]
+"""
+
+
+@pytest.mark.parametrize("extra, reported", [("pass", False), ("torch.nn.functional.cross_entropy(logits, labels)", True)])
+def test_a_list_subscript_counts_only_beside_another_index_use(extra: str, reported: bool) -> None:
+    """The rule's trigger does not have a file parsed for a list subscript alone (`_INDEX_USE`: every Python file
+    subscripts lists); the rule asks the same, so that its findings do not depend on the prefilter."""
+    source = _LIST_LOOKUP.format(extra=extra)
+    assert [m for m in messages(source) if "Python list `CLASSES`" in m] == (messages(source) if reported else [])
+    assert bool(messages(source)) is reported
+    settings = RuleSettings(frozenset({"TL302"}))
+    assert bool(lint_source(source, "t.py", settings, screen=False).diagnostics) is reported

@@ -69,8 +69,8 @@ class FloatIndexTensors(Rule):
     an `nn.Embedding` or `F.embedding`, `input_ids=`/`labels=` of a model call
     or batch dict, the class-index target of `F.cross_entropy`,
     `nn.CrossEntropyLoss` or `nll_loss`, or the subscript of a Python list
-    (in a file that also holds one of the other index uses: the prefilter
-    does not parse a file for a list subscript alone).
+    (in a module that also gives indices to one of the others: every file
+    subscripts lists, and a file is not parsed for that alone).
     The chain is followed through names, `.to(device)`-like calls, a
     `TensorDataset` and the `DataLoader` over it, and a same-module model
     whose `forward` embeds its input.
@@ -170,7 +170,9 @@ class FloatIndexTensors(Rule):
         for literal in self.facts.nodes(cst.Dict):
             pairs = [(string_value(e.key), e.value) for e in literal.elements if isinstance(e, cst.DictElement)]
             uses.extend(self._keyword_uses((k, v) for k, v in pairs if k is not None))
-        return uses
+        # a Python list's subscript only beside another place that takes indices, as the rule's trigger reads the
+        # text (`_INDEX_USE`): a file is not parsed for a list subscript alone
+        return uses if any(use.error != LIST_ERROR for use in uses) else []
 
     def _keyword_uses(self, pairs) -> List[IndexUse]:
         uses = []

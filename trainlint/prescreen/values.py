@@ -641,7 +641,7 @@ class ModuleValues:
         positions = set() if position is None else {position, position - 1} if self._methods[function] else {position}
         # `keep = partial(base_keep, out)` rebinding the def's name: `argument_for` puts the partial's arguments first
         for value, scope in self._values_by_name.get(self._function_names[function], ()):
-            if isinstance(value, ast.Call) and self._is_partial(value):
+            if isinstance(value, ast.Call) and self._may_be_partial(value):
                 yield from ((a.value if isinstance(a, ast.Starred) else a, scope) for a in value.args[1:])
                 yield from ((k.value, scope) for k in value.keywords)
         for call, scope in self._calls.get(self._function_names[function], ()):
@@ -735,6 +735,14 @@ class ModuleValues:
         class or variable of this module is so named, whose own returns ``_resolve_call_result`` would follow."""
         name = last_name(call.func)
         return name == "partial" and bool(call.args) and name not in self._functions and name not in self._variables and name not in self._classes
+
+    def _may_be_partial(self, call: ast.Call) -> bool:
+        """Mirror ``Names._is_partial`` (``functools.partial`` by its qualified name), wider: a call with an argument
+        whose last name, or what an import binds it to (``partial as bind``), is ``partial``, whatever else the module
+        binds under that name (a parameter ``partial=False`` elsewhere). Taking more calls for partials here only adds
+        arguments a parameter may be given; :meth:`_is_partial` is the narrower test where a partial is followed as
+        the def it holds."""
+        return bool(call.args) and "partial" in self._originals(last_name(call.func))
 
     def _resolves_to_nothing(self, func: ast.AST) -> bool:
         """Mirror ``Names.resolve_callable`` and ``instance_classes``, narrower: ``torch.device``, ``envs.step``, an
