@@ -54,7 +54,9 @@ class RuleEntry(NamedTuple):
 # analyses' `optimizer_name_match`), and a step hook may take type parameters (`def train_step[T](`, Python 3.12).
 # The prefilter searches the raw text first, comments and all, so a gap must also step over a comment between two
 # tokens inside brackets (`model.train(  # frozen` + `False)`): else that first search misses what the code holds.
-_GAP = r"[\s\\]*(?:#[^\r\n]*[\s\\]*)*"
+# A comment is read to its line's end (`#[^\r\n]*\r?\n`): stopping anywhere inside it would let the engine try every
+# way to split a line of `#`s into comments, exponential in their number (`# ####...`).
+_GAP = r"[\s\\]*(?:#[^\r\n]*\r?\n[\s\\]*)*"
 # `[...]`, two levels of brackets inside, across lines (unrolled: a run of other characters at a time)
 _BRACKETS = r"\[[^\[\]]*(?:\[[^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*\][^\[\]]*)*\]"
 # (and in parentheses: `(opt).step()`; the lookahead drops `options(`, `optimizer =` before any group is tried)
@@ -111,7 +113,7 @@ _WHOLE_FILE_READ = (
     re.compile(rf"numpy[\s\\]{_GAP}as[\s\\]{_GAP}(?!np\b)"),
     re.compile(rf"torch[\s\\]{_GAP}as[\s\\]{_GAP}(?!torch\b)"),
     re.compile(r"import(?:[^;)\n\\]|\\(?:\r\n|.))*?load(?!\w)", re.DOTALL),  # a backslash continues the line
-    re.compile(rf"import{_GAP}\((?:[^)#]|#[^\r\n]*)*?load(?!\w)"),
+    re.compile(rf"import{_GAP}\((?:[^)#]|#[^\r\n]*\r?\n)*?load(?!\w)"),
 )  # fmt: skip
 # A move (TL103): `.to(`, `.cuda(`, a factory's `device=`, a CUDA tensor type called directly or through an alias
 # (``Tensor = torch.cuda.FloatTensor if cuda else ...``, ``import torch.cuda as tc``), or a tf.data pipeline or fit.

@@ -7,6 +7,7 @@ narrow shows up here as a finding the prefilter would have hidden.
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -263,3 +264,17 @@ def test_a_part_shared_by_triggers_is_searched_once_per_text() -> None:
     assert part.searches == 1
     occurs((part,), "a b")
     assert part.searches == 2  # no answers kept between texts
+
+
+_PREFIXES = (".", "opt", "opts[0]", "(opt)", "import (", "import x", "train(", "[", "list", "def ", "def _step", "eval",
+             "input_ids", "Embedding", "cuda", "np", "torch", "numpy", "loaders[", "append", "device")
+
+
+@pytest.mark.parametrize("line_end", ["\n", "\r\n", ""])
+def test_no_trigger_backtracks_over_lines_of_hashes(line_end: str) -> None:
+    """A gap steps over comments (`_GAP`); a comment it could stop inside would let the engine try every split of a
+    line of `#`s, exponential in their number (a comment banner cost minutes on one diffusers file). Linear: at once."""
+    text = "".join(f"{prefix} # {'#' * 40}{line_end}{prefix} \\{line_end}# {'# ' * 40}{line_end}" for prefix in _PREFIXES)
+    started = time.perf_counter()
+    triggered_codes(text * 20, ALL_CODES)
+    assert time.perf_counter() - started < 5
