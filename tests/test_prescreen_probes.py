@@ -21,9 +21,11 @@ which the walk now reads in source order; callees that are calls; calls through 
 name and lambda defaults; class bases through bindings; a def's decorators, defaults and annotations, which run in
 the scope around it; class bodies, their walruses and their members' headers; a def or class declared `global` in a
 class; arguments by keyword; float tensor types, string dtypes, `xs[i,]`; identifiers CPython folds by NFKC); stop 34's
-passes over the text triggers, with both stages bypassed, added 39 the triggers hid (a DataLoader's switches given
-by position, calls spaced or continued, optimizers stepped as items, `train(mode=False)`, readers under an alias,
-float dtypes anywhere in a call, keys and literals spelled in parts).
+four rounds, with both stages bypassed, added 65: 60 a trigger hid (a DataLoader's switches given by position, calls
+spaced, continued or broken by a comment, optimizers stepped as items or in parentheses, `train(mode=False)`, readers
+under an alias, float dtypes anywhere in a call, `def _step(`), 5 a condition hid (a pin key with a trailing comma,
+`partial` under another name or shadowed); three shapes of a list subscript alone went, no longer findings (TL302
+reads one only beside another index use).
 `tests/prescreen_edges/` holds findings at the edge of a narrowed condition (stop 32's
 narrowings and the red-team passes over them), each written to sit just inside what the rule reports, its first line
 naming the condition it tests.
