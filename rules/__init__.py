@@ -57,6 +57,7 @@ class RuleEntry(NamedTuple):
 # A comment is read to its line's end (`#[^\r\n]*\r?\n`): stopping anywhere inside it would let the engine try every
 # way to split a line of `#`s into comments, exponential in their number (`# ####...`).
 _GAP = r"[\s\\]*(?:#[^\r\n]*\r?\n[\s\\]*)*"
+_BLANK = rf"[\s\\]{_GAP}"  # at least one blank between two words (`def f`, `torch as th`)
 # `[...]`, two levels of brackets inside, across lines (unrolled: a run of other characters at a time)
 _BRACKETS = r"\[[^\[\]]*(?:\[[^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*\][^\[\]]*)*\]"
 # (and in parentheses: `(opt).step()`; the lookahead drops `options(`, `optimizer =` before any group is tried)
@@ -66,7 +67,7 @@ _OPTIMIZER_STEP = (
 _PER_STEP_CODE = (
     "backward",
     re.compile(
-        rf"def(?<!\wdef)[\s\\]{_GAP}(?:\w*_step(?:_(?:end|begin|start))?|step_(?:end|begin|start)|on_\w*batch\w*)"
+        rf"def(?<!\wdef){_BLANK}(?:\w*_step(?:_(?:end|begin|start))?|step_(?:end|begin|start)|on_\w*batch\w*)"
         rf"{_GAP}(?:{_BRACKETS}{_GAP})?\("
     ),
     re.compile(_OPTIMIZER_STEP),
@@ -110,8 +111,8 @@ _WHOLE_FILE_READ = (
     *(re.compile(rf"{module}{_GAP}\.{_GAP}load") for module in ("np", "numpy", "torch")),
     "loadtxt", "genfromtxt", "fromfile", "h5py",
     *(f"read_{kind}" for kind in ("csv", "parquet", "feather", "pickle", "excel", "json", "table", "hdf")),
-    re.compile(rf"numpy[\s\\]{_GAP}as[\s\\]{_GAP}(?!np\b)"),
-    re.compile(rf"torch[\s\\]{_GAP}as[\s\\]{_GAP}(?!torch\b)"),
+    re.compile(rf"numpy{_BLANK}as{_BLANK}(?!np\b)"),
+    re.compile(rf"torch{_BLANK}as{_BLANK}(?!torch\b)"),
     re.compile(r"import(?:[^;)\n\\]|\\(?:\r\n|.))*?load(?!\w)", re.DOTALL),  # a backslash continues the line
     re.compile(rf"import{_GAP}\((?:[^)#]|#[^\r\n]*\r?\n)*?load(?!\w)"),
 )  # fmt: skip
@@ -122,7 +123,7 @@ _MOVE = (
     re.compile(rf"\.{_GAP}cuda{_GAP}\("),
     re.compile(rf"device{_GAP}="),
     re.compile(rf"cuda{_GAP}\.{_GAP}[A-Z][a-z]*Tensor\b"),
-    re.compile(rf"cuda[\s\\]{_GAP}as\b"),
+    re.compile(rf"cuda{_BLANK}as\b"),
     "from_tensor",
     re.compile(rf"\.{_GAP}fit{_GAP}\("),
 )

@@ -49,6 +49,11 @@ def collected_as_tests(path: str) -> bool:
 # ``step`` samples, an RL environment's acts (fixtures/TL401_undetached_loss_accumulation/ok_sampler_step_method.py).
 GENERIC_HOOK_NAMES = frozenset({"log", "update", "step"})
 
+
+def names_a_training_hook(name: str) -> bool:
+    """A step hook by its name alone (``STEP_HOOK_NAME``), in any module: not one of ``GENERIC_HOOK_NAMES``."""
+    return STEP_HOOK_NAME.search(name) is not None and name not in GENERIC_HOOK_NAMES
+
 # Splits of held-out data, and the names of their loaders: `val_loader`, `valid_dl`, `testloader`, `loader_val`,
 # `self.val_dataloader()`, `loaders["val"]`. The analyses match a whole name; the registry's trigger finds one in text.
 HELD_OUT_SPLITS = r"val|valid|validation|test|eval|dev"

@@ -88,6 +88,7 @@ class CallGraph:
         self.methods: Set[cst.FunctionDef] = set()
         self.calls_in: Dict[cst.FunctionDef, List[cst.Call]] = {}
         self._stepping: Set[cst.FunctionDef] = set()  # functions with a training call of their own
+        self._steps_outside_functions = False  # a training call in the module's own code
         self._steps_outside_loops: Set[cst.FunctionDef] = set()  # ... that runs once per call
         self._calls_outside_loops: Dict[cst.FunctionDef, List[cst.Call]] = {}
         self._function_of_call: Dict[cst.Call, cst.FunctionDef] = {}
@@ -112,7 +113,9 @@ class CallGraph:
                 self._calls_outside_loops[node] = []
                 if isinstance(facts.parent(parent), cst.ClassDef):
                     self.methods.add(node)
-            elif kind is cst.Call and function is not None:
+            elif kind is cst.Call and function is None:
+                self._steps_outside_functions = self._steps_outside_functions or steps_training(node)
+            elif kind is cst.Call:
                 in_loop = node in looped
                 self._function_of_call[node] = function
                 self.calls_in[function].append(node)
@@ -228,6 +231,11 @@ class CallGraph:
                     once.add(function)
                     changed = True
         return frozenset(once)
+
+    @property
+    def trains_anywhere(self) -> bool:
+        """A backward or an optimizer step anywhere in the module, in a function or in the module's own code."""
+        return self._steps_outside_functions or bool(self._stepping)
 
     def any_steps_once(self, calls: Iterable[cst.Call]) -> bool:
         """Whether one of ``calls`` reaches a same-module function that runs one training step per call."""

@@ -51,15 +51,15 @@ from trainlint.analysis.imports import dotted
 from trainlint.analysis.names import ASSIGN, WITH, Names
 from trainlint.analysis.walk import walk
 from trainlint.step_words import (
-    LOADER_FACTORIES,
-    LOADER_NAME,
     BOOKKEEPING_METHOD,
     GENERIC_HOOK_NAMES,
     HELD_OUT_LOADER_NAME,
     HELD_OUT_SPLIT,
     ITERATION_WRAPPERS,
+    LOADER_FACTORIES,
+    LOADER_NAME,
     NOT_FORWARD,
-    STEP_HOOK_NAME,
+    names_a_training_hook,
 )
 
 if TYPE_CHECKING:
@@ -350,12 +350,8 @@ class StepMethods:
         self.facts = facts
         calls = facts.fact(CallGraph)
         loops = facts.fact(TrainingLoops)
-        hooks = {
-            f.name.value
-            for f in calls.functions
-            if STEP_HOOK_NAME.search(f.name.value) and f.name.value not in GENERIC_HOOK_NAMES and not _is_getter(calls, f)
-        }
-        trains = bool(hooks) or any(loop.is_training for loop in loops.loops) or any(map(steps_training, facts.nodes(cst.Call)))
+        hooks = {f.name.value for f in calls.functions if names_a_training_hook(f.name.value) and not _is_getter(calls, f)}
+        trains = bool(hooks) or any(loop.is_training for loop in loops.loops) or calls.trains_anywhere
         names = set(loops.functions_called_per_step()) | hooks | (GENERIC_HOOK_NAMES if trains else set())
         self.functions = calls.reachable_from(f for f in calls.functions if f.name.value in names)
 

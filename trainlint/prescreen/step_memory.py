@@ -35,7 +35,7 @@ from trainlint.step_words import (
     LOADER_NAME,
     OOM_MESSAGE,
     OPTIMIZER_NAME,
-    STEP_HOOK_NAME,
+    names_a_training_hook,
 )
 
 # Mirror rules/step_memory/tl402_unbounded_step_history.py: an object that lives for that many steps (STEP_BUDGET);
@@ -192,7 +192,7 @@ class StepMemoryQuestions(TreeFacts):
 
     @functools.cached_property
     def _per_step_functions(self) -> Set[str]:
-        per_step = {name for name in self._names if STEP_HOOK_NAME.search(name) and name not in GENERIC_HOOK_NAMES}
+        per_step = set(filter(names_a_training_hook, self._names))
         per_step.update(name for loop in self._training_loops for name in self._loop_calls[loop])
         if self.trains:
             per_step.update(GENERIC_HOOK_NAMES)

@@ -541,7 +541,7 @@ class ModuleValues:
     def _seen_bindings(self, name: str, scope: int) -> List[_Key]:
         """The (scope, name) bindings a read of ``name`` in ``scope`` may see."""
         if name in self._shared:
-            return [key for key in self._bound if key[1] == name]
+            return list(self._keys_by_name.get(name, ()))
         found: List[_Key] = []
         # a binding a class body, lambda or comprehension of the scope makes is its own: look on outward as well
         while scope != MODULE and ((scope, name) not in self._bound or self.binds_in_a_scope_of_its_own(scope, name)):
@@ -595,13 +595,8 @@ class ModuleValues:
             and isinstance(func.value, ast.Call)
             and isinstance(func.value.func, ast.Name)
             and func.value.func.id == "super"
-            and "super" not in self._names_bound
+            and "super" not in self._keys_by_name
         )
-
-    @functools.cached_property
-    def _names_bound(self) -> Set[str]:
-        """Every name some scope of the module binds."""
-        return {name for _, name in self._bound}
 
     def is_context(self, name: str) -> bool:
         """Whether some ``with ... as name`` binds ``name``, in any scope."""
@@ -703,7 +698,7 @@ class ModuleValues:
         candidates = [f for f in named if self._in_class_body[f] == wanted_method]
         if candidates:
             return any(self._returns_carry(f) for f in candidates)
-        if isinstance(func, ast.Name) and name in CASTS and name not in self._imported and not any(key[1] == name for key in self._bound):
+        if isinstance(func, ast.Name) and name in CASTS and name not in self._imported and name not in self._keys_by_name:
             return False
         if self._calls_model(func) or CRITERION_NAME.search(name) or name in self._criteria:
             return True

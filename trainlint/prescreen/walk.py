@@ -50,10 +50,9 @@ from trainlint.step_words import (
     GRAD_FREE_HOOK,
     ITERATION_WRAPPERS,
     SEQUENCE_MAKERS,
-    GENERIC_HOOK_NAMES,
-    STEP_HOOK_NAME,
     TEST_FRAMEWORKS,
     collected_as_tests,
+    names_a_training_hook,
 )
 
 # Mirror rules/batches/tl302_float_index_tensors.py: what creates a float tensor, what takes indices.
@@ -340,7 +339,7 @@ class TreeFacts:
                 name = node.name  # type: ignore[attr-defined]
                 if EVALUATION_STEP.match(name):
                     self._grad_free_candidates.append((None, node))
-                if STEP_HOOK_NAME.search(name) and name not in GENERIC_HOOK_NAMES:
+                if names_a_training_hook(name):
                     self.trains = True
                 self.defines_forward = self.defines_forward or name == "forward"
                 self.may_know_batch_keys = self.may_know_batch_keys or name == "__getitem__"
